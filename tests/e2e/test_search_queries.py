@@ -224,6 +224,24 @@ def test_pipelines(es, corpus):
             assert b["sd"]["value"] == pytest.approx(row[4])
 
 
+def test_a_count_is_never_a_gap(es, corpus):
+    """Empty histogram buckets have a `_count` of 0, which pipelines read
+    as a value under every gap policy (Elasticsearch's resolveBucketValue)."""
+    name, _, alldocs = corpus
+    r = es.search(index=name, size=0, aggs={
+        "h": {"histogram": {"field": "n", "interval": 10},
+              "aggs": {"d": {"derivative": {"buckets_path": "_count"}}}},
+        "low": {"min_bucket": {"buckets_path": "h>_count"}}})
+    counts = collections.Counter(d["n"] // 10 * 10 for d in alldocs)
+    keys = range(0, max(counts) + 10, 10)
+    buckets = r["aggregations"]["h"]["buckets"]
+    assert [b["doc_count"] for b in buckets] == [counts[k] for k in keys]
+    assert 0 in [b["doc_count"] for b in buckets]
+    for prev, b in zip(buckets, buckets[1:]):
+        assert b["d"]["value"] == b["doc_count"] - prev["doc_count"]
+    assert r["aggregations"]["low"]["value"] == 0.0
+
+
 def test_sibling_pipelines(es, corpus):
     """max/min/avg/sum/stats/extended_stats/percentiles_bucket beside a
     terms and a date_histogram, at the top and inside buckets, over

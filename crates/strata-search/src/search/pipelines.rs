@@ -72,10 +72,11 @@ pub(crate) fn for_each_scope(
 }
 
 /// The value at `path` in `bucket`, under `gap`: `None` for a gap that
-/// is skipped (Elasticsearch's NaN).
+/// is skipped (Elasticsearch's NaN). A document count is never a gap,
+/// even an empty bucket's (Elasticsearch's `resolveBucketValue`).
 pub(crate) fn resolve(bucket: &Value, path: &str, gap: GapPolicy) -> Option<f64> {
     let raw = raw_value(bucket, path);
-    let empty = bucket.get("doc_count").and_then(Value::as_u64) == Some(0);
+    let empty = path != "_count" && bucket.get("doc_count").and_then(Value::as_u64) == Some(0);
     match (raw, gap) {
         (Some(v), _) if v.is_finite() && !empty => Some(v),
         (_, GapPolicy::InsertZeros) => Some(0.0),
@@ -311,5 +312,13 @@ mod tests {
         let zeros = [None, Some(3.0), Some(-4.0), Some(16.0), Some(9.0)];
         assert_eq!(diffs(GapPolicy::InsertZeros, 1), zeros);
         assert_eq!(diffs(GapPolicy::Skip, 9), [None; 5]);
+        // A count is never a gap: the empty bucket's 0 is a value.
+        let mut b = buckets();
+        serial_diff(&mut b, "d", "_count", GapPolicy::Skip, 1);
+        let got: Vec<Option<f64>> = b
+            .iter()
+            .map(|b| b.get("d").map(|d| d["value"].as_f64().unwrap()))
+            .collect();
+        assert_eq!(got, [None, Some(0.0), Some(-1.0), Some(2.0), Some(-1.0)]);
     }
 }

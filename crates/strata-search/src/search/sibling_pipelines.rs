@@ -140,11 +140,7 @@ impl Siblings {
 impl Sibling {
     /// The (key, value) of each bucket of `source` that has a value under the gap policy.
     fn values(&self, source: Option<&Value>) -> Vec<(String, f64)> {
-        let bucket_value = |b: &Value| match self.value.as_str() {
-            // A count is never a gap, even of an empty bucket.
-            "_count" => b.get("doc_count").and_then(Value::as_f64),
-            path => resolve(b, path, self.params.gap_policy),
-        };
+        let bucket_value = |b: &Value| resolve(b, &self.value, self.params.gap_policy);
         match source.and_then(|s| s.get("buckets")) {
             Some(Value::Array(buckets)) => buckets
                 .iter()
