@@ -298,6 +298,12 @@ def test_sibling_pipelines(es, corpus):
         assert b["steepest"]["value"] == pytest.approx(steep)
         busiest_total += top
     assert aggs["sum"]["value"] == float(busiest_total)
+    # One bucket: the sampling variance of one value is Java's NaN, written "NaN".
+    r = es.search(index=name, query={"term": {"tag": "alpha"}}, size=0, aggs={
+        "tags": {"terms": {"field": "tag"}, "aggs": {"s": {"sum": {"field": "n"}}}},
+        "ext": {"extended_stats_bucket": {"buckets_path": "tags>s"}}})
+    ext = r["aggregations"]["ext"]
+    assert (ext["count"], ext["variance"], ext["variance_sampling"]) == (1, 0.0, "NaN")
 
 
 def test_moving_fn(es, corpus):

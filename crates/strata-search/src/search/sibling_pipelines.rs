@@ -169,6 +169,17 @@ fn key_text(bucket: &Value) -> String {
     }
 }
 
+/// A double as Elasticsearch writes it: a number, or `"NaN"`,
+/// `"Infinity"`, `"-Infinity"` (Jackson's quoted non-numeric numbers).
+fn java_number(v: f64) -> Value {
+    match v {
+        v if v.is_finite() => json!(v),
+        v if v.is_nan() => json!("NaN"),
+        v if v > 0.0 => json!("Infinity"),
+        _ => json!("-Infinity"),
+    }
+}
+
 /// A double as JSON: `null` when not finite (Elasticsearch's NaN and infinities).
 fn num(v: f64) -> Value {
     if v.is_finite() {
@@ -208,28 +219,37 @@ impl SiblingKind {
             SiblingKind::ExtendedStats { sigma } => {
                 let squares: f64 = values.iter().map(|(_, v)| v * v).sum();
                 let spread = squares - sum * sum / n;
-                let (population, sampling) = ((spread / n).max(0.0), (spread / (n - 1.0)).max(0.0));
-                // 0 / 0 is NaN, which `max` would turn into 0.
-                let sampling = if count < 2 { f64::NAN } else { sampling };
-                let population = if count == 0 { f64::NAN } else { population };
+                // Java's `variance < 0 ? 0 : variance`, which keeps NaN.
+                let floor = |v: f64| if v < 0.0 { 0.0 } else { v };
+                let (population, sampling) = (floor(spread / n), floor(spread / (n - 1.0)));
                 let avg = sum / n;
                 let (sd, sd_sampling) = (population.sqrt(), sampling.sqrt());
+                // Without buckets the statistics are null; with some, a NaN
+                // (a sampling variance of one value) is written as Java
+                // writes it, the string "NaN".
+                let stat = |v: f64| {
+                    if count == 0 {
+                        Value::Null
+                    } else {
+                        java_number(v)
+                    }
+                };
                 json!({
                     "count": count, "min": num(min), "max": num(max), "avg": num(avg), "sum": sum,
-                    "sum_of_squares": if count == 0 { Value::Null } else { json!(squares) },
-                    "variance": num(population),
-                    "variance_population": num(population),
-                    "variance_sampling": num(sampling),
-                    "std_deviation": num(sd),
-                    "std_deviation_population": num(sd),
-                    "std_deviation_sampling": num(sd_sampling),
+                    "sum_of_squares": stat(squares),
+                    "variance": stat(population),
+                    "variance_population": stat(population),
+                    "variance_sampling": stat(sampling),
+                    "std_deviation": stat(sd),
+                    "std_deviation_population": stat(sd),
+                    "std_deviation_sampling": stat(sd_sampling),
                     "std_deviation_bounds": {
-                        "upper": num(avg + sd * sigma),
-                        "lower": num(avg - sd * sigma),
-                        "upper_population": num(avg + sd * sigma),
-                        "lower_population": num(avg - sd * sigma),
-                        "upper_sampling": num(avg + sd_sampling * sigma),
-                        "lower_sampling": num(avg - sd_sampling * sigma),
+                        "upper": stat(avg + sd * sigma),
+                        "lower": stat(avg - sd * sigma),
+                        "upper_population": stat(avg + sd * sigma),
+                        "lower_population": stat(avg - sd * sigma),
+                        "upper_sampling": stat(avg + sd_sampling * sigma),
+                        "lower_sampling": stat(avg - sd_sampling * sigma),
                     },
                 })
             }
