@@ -3,7 +3,7 @@ applications (fuzzy, dis_max, match_bool_prefix, match_phrase_prefix,
 geo_distance, composite paging, weighted_avg, rare_terms,
 significant_terms, missing, cardinality exactness, derivative,
 cumulative_sum, serial_diff, moving_fn, bucket_sort, the sibling
-pipelines, highlight) through the official Python
+pipelines, global, highlight) through the official Python
 client, every answer checked against values computed here from the same
 generated documents, and the 400s bad requests get."""
 
@@ -240,6 +240,31 @@ def test_a_count_is_never_a_gap(es, corpus):
     for prev, b in zip(buckets, buckets[1:]):
         assert b["d"]["value"] == b["doc_count"] - prev["doc_count"]
     assert r["aggregations"]["low"]["value"] == 0.0
+
+
+def test_global_ignores_the_query(es, corpus):
+    """`global` aggregates every document whatever the query, beside
+    aggregations that honour the query; a bucket script under it still
+    runs."""
+    name, _, alldocs = corpus
+    r = es.search(index=name, query={"term": {"tag": "alpha"}}, size=0, aggs={
+        "all": {"global": {}, "aggs": {
+            "s": {"sum": {"field": "n"}},
+            "tags": {"terms": {"field": "tag", "size": 10}, "aggs": {
+                "s": {"sum": {"field": "n"}},
+                "avg": {"bucket_script": {"buckets_path": {"s": "s", "c": "_count"},
+                                          "script": "params.s / params.c"}}}}}},
+        "s": {"sum": {"field": "n"}}})
+    aggs = r["aggregations"]
+    assert aggs["all"]["doc_count"] == len(alldocs)
+    assert aggs["all"]["s"]["value"] == float(sum(d["n"] for d in alldocs))
+    assert aggs["s"]["value"] == float(sum(d["n"] for d in alldocs if d.get("tag") == "alpha"))
+    for b in aggs["all"]["tags"]["buckets"]:
+        tagged = [d["n"] for d in alldocs if d.get("tag") == b["key"]]
+        assert b["doc_count"] == len(tagged)
+        assert b["avg"]["value"] == pytest.approx(sum(tagged) / len(tagged))
+    with pytest.raises(elasticsearch.BadRequestError):
+        es.search(index=name, size=0, aggs={"all": {"global": {"a": 1}}})
 
 
 def test_sibling_pipelines(es, corpus):

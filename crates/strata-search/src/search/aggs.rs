@@ -238,7 +238,8 @@ fn translate_at<'n>(
                     | TypedParams::Filter(_)
                     | TypedParams::Filters(_)
                     | TypedParams::Sibling(_)
-                    | TypedParams::MovingFn(_) => {
+                    | TypedParams::MovingFn(_)
+                    | TypedParams::Global => {
                         return Err(SearchError::illegal(format!(
                             "aggregation type [{kind}] of [{name}] is not supported by this server"
                         )))

@@ -1,6 +1,8 @@
 //! The `filter` aggregation at the top level of `aggs`: `{"filter":
 //! {<query>}, "aggs": {...}}` answers `{"doc_count": N, <sub-aggregations>}`
-//! over the documents that match both the search's query and the filter.
+//! over the documents that match both the search's query and the filter;
+//! and `global`, the same over every document of the indices, whatever
+//! the query.
 //!
 //! Each one is computed by its own search pass with the query
 //! `bool { must: [search query], filter: [filter query] }`, size 0 and the
@@ -26,11 +28,16 @@ pub struct FilterAgg {
     pub filter: ParsedQuery,
     /// Sub-aggregations (`None` when there are none).
     pub aggs: Option<AggTree>,
+    /// `global`: `filter` is `match_all`, and the search's query is ignored.
+    pub global: bool,
 }
 
 impl FilterAgg {
     /// The query of this aggregation's pass under the search query `query`.
     pub fn query(&self, query: &ParsedQuery) -> ParsedQuery {
+        if self.global {
+            return self.filter.clone();
+        }
         query.filtered(std::slice::from_ref(&self.filter))
     }
 
@@ -64,13 +71,16 @@ pub fn split(aggs: &AggTree) -> (Vec<FilterAgg>, Option<AggTree>) {
 /// its structure (one kind, well-formed sub-aggregations) and parsed its
 /// query ([`FilterParams`]).
 fn of_node(node: &AggNode) -> Option<FilterAgg> {
-    let TypedParams::Filter(FilterParams { query }) = &node.typed else {
-        return None;
+    let (filter, global) = match &node.typed {
+        TypedParams::Filter(FilterParams { query }) => (query.clone(), false),
+        TypedParams::Global => (ParsedQuery::match_all(), true),
+        _ => return None,
     };
     Some(FilterAgg {
         name: node.name.clone(),
-        filter: query.clone(),
+        filter,
         aggs: AggTree::from_nodes(node.subs.clone()),
+        global,
     })
 }
 
@@ -94,5 +104,26 @@ mod tests {
         assert!(AggTree::parse(json!({"f": {"filter": {}}})).is_err());
         let r = FilterAgg::result(3, Some(&json!({"t": {"value": 1}})));
         assert_eq!(r, json!({"doc_count": 3, "t": {"value": 1}}));
+    }
+
+    #[test]
+    fn a_global_pass_ignores_the_query() {
+        let aggs = json!({"all": {"global": {}, "aggs": {"t": {"terms": {"field": "b"}}}}});
+        let (filters, rest) = split(&AggTree::parse(aggs).unwrap());
+        assert!(rest.is_none() && filters[0].global);
+        let query = ParsedQuery::parse(json!({"term": {"a": 1}})).unwrap();
+        assert_eq!(
+            filters[0].query(&query).json(),
+            ParsedQuery::match_all().json()
+        );
+        let refused = |aggs| AggTree::parse(aggs).unwrap_err().to_string();
+        assert_eq!(
+            refused(json!({"x": {"terms": {"field": "b"}, "aggs": {"all": {"global": {}}}}})),
+            "A [terms] aggregation cannot have a global sub-aggregation [all]. Global aggregations can only be defined as top level aggregations"
+        );
+        assert_eq!(
+            refused(json!({"all": {"global": {"a": 1}}})),
+            "[global] unknown field [a]"
+        );
     }
 }

@@ -201,7 +201,9 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
         return Ok(response);
     }
     if let Some((stripped, pipelines)) = crate::script::bucket::split(req)? {
-        let mut response = search_response(indices, &stripped)?;
+        // The stripped request has none left: this recurses once (and its
+        // top-level `filter` and `global` aggregations get their passes).
+        let mut response = search_all(indices, &stripped)?;
         pipelines.apply(&mut response.body)?;
         return Ok(response);
     }

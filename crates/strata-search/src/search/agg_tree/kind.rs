@@ -43,6 +43,8 @@ pub enum AggKind {
     Filter,
     /// `filters`.
     Filters,
+    /// `global`.
+    Global,
     /// `missing`.
     Missing,
     /// `composite`.
@@ -112,6 +114,7 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::DateRange, "date_range"),
     (AggKind::Filter, "filter"),
     (AggKind::Filters, "filters"),
+    (AggKind::Global, "global"),
     (AggKind::Missing, "missing"),
     (AggKind::Composite, "composite"),
     (AggKind::Nested, "nested"),

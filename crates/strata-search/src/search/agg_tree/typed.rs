@@ -11,7 +11,7 @@ use super::{
     PipelineParams, RangeParams, RareTermsParams, SiblingParams, SignificantTermsParams,
     TermsParams, TopHitsParams, WeightedAvgParams,
 };
-use crate::error::Result;
+use crate::error::{Result, SearchError};
 
 /// The parameters of an aggregation whose kind has a type for them.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +64,8 @@ pub enum TypedParams {
     Sibling(SiblingParams),
     /// `moving_fn`.
     MovingFn(MovingFnParams),
+    /// `global` (top level only, no parameters).
+    Global,
 }
 
 impl TypedParams {
@@ -112,6 +114,7 @@ impl TypedParams {
             }
             AggKind::TopHits => TypedParams::TopHits(TopHitsParams::parse(name, params)?),
             AggKind::Filter => TypedParams::Filter(FilterParams::parse(name, params)?),
+            AggKind::Global => global(name, params, parent)?,
             AggKind::Filters => TypedParams::Filters(FiltersParams::parse(name, params)?),
             k if BucketScriptParams::covers(k) => {
                 TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
@@ -150,7 +153,8 @@ impl TypedParams {
             | TypedParams::Filter(_)
             | TypedParams::Filters(_)
             | TypedParams::Sibling(_)
-            | TypedParams::MovingFn(_) => None,
+            | TypedParams::MovingFn(_)
+            | TypedParams::Global => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),
@@ -166,4 +170,30 @@ impl TypedParams {
             TypedParams::GeoGrid(g) => Some(&g.field),
         }
     }
+}
+
+/// `global`: an empty object, at the top level (it ignores the query, so
+/// no bucket can hold it).
+fn global(name: &str, params: &Value, parent: Option<AggKind>) -> Result<TypedParams> {
+    match params.as_object() {
+        Some(obj) if obj.is_empty() => {}
+        Some(obj) => {
+            let key = obj.keys().next().map(String::as_str).unwrap_or_default();
+            return Err(SearchError::parsing(format!(
+                "[global] unknown field [{key}]"
+            )));
+        }
+        None => {
+            return Err(SearchError::parsing(format!(
+                "[global] of [{name}] must be an object"
+            )))
+        }
+    }
+    if let Some(parent) = parent {
+        return Err(SearchError::illegal(format!(
+            "A [{}] aggregation cannot have a global sub-aggregation [{name}]. Global aggregations can only be defined as top level aggregations",
+            parent.name()
+        )));
+    }
+    Ok(TypedParams::Global)
 }
