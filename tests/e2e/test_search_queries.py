@@ -3,7 +3,7 @@ applications (fuzzy, dis_max, match_bool_prefix, match_phrase_prefix,
 geo_distance, composite paging, weighted_avg, rare_terms,
 significant_terms, missing, cardinality exactness, derivative,
 cumulative_sum, serial_diff, moving_fn, bucket_sort, the sibling
-pipelines, global, highlight) through the official Python
+pipelines, global, post_filter, highlight) through the official Python
 client, every answer checked against values computed here from the same
 generated documents, and the 400s bad requests get."""
 
@@ -265,6 +265,19 @@ def test_global_ignores_the_query(es, corpus):
         assert b["avg"]["value"] == pytest.approx(sum(tagged) / len(tagged))
     with pytest.raises(elasticsearch.BadRequestError):
         es.search(index=name, size=0, aggs={"all": {"global": {"a": 1}}})
+
+
+def test_post_filter_narrows_hits_not_aggregations(es, corpus):
+    name, docs, _ = corpus
+    r = es.search(index=name, query={"range": {"n": {"lte": 20}}},
+                  post_filter={"term": {"tag": "alpha"}}, size=1000, track_total_hits=True,
+                  aggs={"tags": {"terms": {"field": "tag", "size": 10}}})
+    matching = [d for d in docs if d["n"] <= 20]
+    alpha = {d["_id"] for d in matching if d.get("tag") == "alpha"}
+    assert {h["_id"] for h in r["hits"]["hits"]} == alpha
+    assert r["hits"]["total"]["value"] == len(alpha)
+    counts = collections.Counter(d["tag"] for d in matching if "tag" in d)
+    assert {b["key"]: b["doc_count"] for b in r["aggregations"]["tags"]["buckets"]} == counts
 
 
 def test_sibling_pipelines(es, corpus):

@@ -184,8 +184,45 @@ pub fn search_response(
     Ok(response)
 }
 
+/// A request with a `post_filter`: its hits (and `hits.total`) from a
+/// pass whose query the filter narrows, its aggregations from a pass of
+/// the query alone, as Elasticsearch computes aggregations before the
+/// post filter.
+fn post_filtered(
+    indices: &[Arc<SearchIndex>],
+    req: &SearchRequest,
+    filter: &ParsedQuery,
+) -> Result<SearchResponse> {
+    let hits = SearchRequest {
+        query: req.query.filtered(std::slice::from_ref(filter)),
+        post_filter: None,
+        aggs: None,
+        ..req.clone()
+    };
+    let mut response = search_all(indices, &hits)?;
+    if req.aggs.is_some() {
+        let aggs = SearchRequest {
+            post_filter: None,
+            from: 0,
+            size: 0,
+            sort: Vec::new(),
+            search_after: None,
+            highlight: None,
+            ..req.clone()
+        };
+        let out = search_all(indices, &aggs)?.body;
+        if let Some(a) = out.get("aggregations") {
+            response.body["aggregations"] = a.clone();
+        }
+    }
+    Ok(response)
+}
+
 /// [`search_response`] over indices that all build the query.
 fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<SearchResponse> {
+    if let Some(filter) = &req.post_filter {
+        return post_filtered(indices, req, filter);
+    }
     let with_mapped;
     let req = match mapped_runtime(indices, req)? {
         Some(r) => {

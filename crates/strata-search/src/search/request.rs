@@ -31,6 +31,8 @@ pub enum TrackTotalHits {
 pub struct SearchRequest {
     /// The query (default `match_all`), parsed with the request.
     pub query: ParsedQuery,
+    /// `post_filter`: narrows the hits, not the aggregations.
+    pub(crate) post_filter: Option<ParsedQuery>,
     /// Hits to skip.
     pub from: usize,
     /// Hits to return.
@@ -99,6 +101,7 @@ impl SearchRequest {
     pub fn parse(body: &Value) -> Result<SearchRequest> {
         let mut req = SearchRequest {
             query: ParsedQuery::match_all(),
+            post_filter: None,
             from: 0,
             size: 10,
             sort: Vec::new(),
@@ -127,6 +130,11 @@ impl SearchRequest {
         for (key, value) in obj {
             match key.as_str() {
                 "query" => req.query = ParsedQuery::parse(value.clone())?,
+                "post_filter" => {
+                    let filter = ParsedQuery::parse(value.clone())
+                        .map_err(|e| e.in_query(QueryStep::Key(key.clone())))?;
+                    req.post_filter = Some(filter);
+                }
                 "from" => req.from = as_usize("from", value)?,
                 "size" => req.size = as_usize("size", value)?,
                 "sort" => req.sort = SortField::parse_list(value)?,
@@ -296,6 +304,16 @@ mod tests {
         assert_eq!(req.query.json(), &json!({"term": {"tag": "x"}}));
         let none = SearchRequest::parse(&serde_json::Value::Null).unwrap();
         assert!(matches!(none.query.ast(), QueryAst::MatchAll { .. }));
+        assert!(none.post_filter.is_none());
+        let filtered = SearchRequest::parse(&json!({"post_filter": {"term": {"tag": "x"}}}));
+        let filter = filtered.unwrap().post_filter.unwrap();
+        assert_eq!(filter.json(), &json!({"term": {"tag": "x"}}));
+        let err = SearchRequest::parse(&json!({"post_filter": {"nope": {}}})).unwrap_err();
+        assert_eq!(err.to_string(), "unknown query [nope]");
+        assert_eq!(
+            err.query_path().map(|p| p[0].clone()),
+            Some(QueryStep::Key("post_filter".into()))
+        );
     }
 
     #[test]
