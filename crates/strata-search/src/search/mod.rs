@@ -199,7 +199,7 @@ fn post_filtered(
         aggs: None,
         ..req.clone()
     };
-    let mut response = search_all(indices, &hits)?;
+    let mut response = search_mapped(indices, &hits)?;
     if req.aggs.is_some() {
         let aggs = SearchRequest {
             post_filter: None,
@@ -210,7 +210,7 @@ fn post_filtered(
             highlight: None,
             ..req.clone()
         };
-        let out = search_all(indices, &aggs)?.body;
+        let out = search_mapped(indices, &aggs)?.body;
         if let Some(a) = out.get("aggregations") {
             response.body["aggregations"] = a.clone();
         }
@@ -220,9 +220,6 @@ fn post_filtered(
 
 /// [`search_response`] over indices that all build the query.
 fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<SearchResponse> {
-    if let Some(filter) = &req.post_filter {
-        return post_filtered(indices, req, filter);
-    }
     let with_mapped;
     let req = match mapped_runtime(indices, req)? {
         Some(r) => {
@@ -231,16 +228,27 @@ fn search_all(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Searc
         }
         None => req,
     };
+    match &req.post_filter {
+        Some(filter) => post_filtered(indices, req, filter),
+        None => search_mapped(indices, req),
+    }
+}
+
+/// [`search_all`] once the indices' mapped runtime fields are in the
+/// request: the aggregations computed on the response are taken out (and
+/// the rest searched by recursion), the top-level `filter` and `global`
+/// aggregations get passes of their own.
+fn search_mapped(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<SearchResponse> {
     if let Some((stripped, siblings)) = sibling_pipelines::split(req)? {
         // The stripped request has none left: this recurses once.
-        let mut response = search_all(indices, &stripped)?;
+        let mut response = search_mapped(indices, &stripped)?;
         siblings.apply(&mut response.body)?;
         return Ok(response);
     }
     if let Some((stripped, pipelines)) = crate::script::bucket::split(req)? {
         // The stripped request has none left: this recurses once (and its
         // top-level `filter` and `global` aggregations get their passes).
-        let mut response = search_all(indices, &stripped)?;
+        let mut response = search_mapped(indices, &stripped)?;
         pipelines.apply(&mut response.body)?;
         return Ok(response);
     }
