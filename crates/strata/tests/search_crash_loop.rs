@@ -171,8 +171,11 @@ fn write(
                 .map(|_| {
                     n += 1;
                     let id = format!("w{writer}-{seed}-{n}");
-                    let doc =
+                    let mut doc =
                         json!({"writer": writer, "n": n, "text": format!("event {n} of {seed}")});
+                    // Sources of several shapes, new ones arriving between
+                    // kills: each must be saved before a commit names it.
+                    doc[format!("k{}", (n / 25) % 64)] = json!({"v": n});
                     (id, doc)
                 })
                 .collect();

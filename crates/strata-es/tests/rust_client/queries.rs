@@ -65,6 +65,20 @@ async fn every_query_type_matches_the_computed_documents() {
             ids(|d| d.ip_octet == 3 && d.status != 404),
         ),
         (
+            json!({"term": {"client_ip": "10.0.1.5"}}),
+            ids(|d| d.ip_octet == 1 && d.id % 200 == 5),
+        ),
+        (
+            // An IPv4 address and its IPv6 mapping are one address.
+            json!({"term": {"client_ip": "::ffff:10.0.1.5"}}),
+            ids(|d| d.ip_octet == 1 && d.id % 200 == 5),
+        ),
+        (
+            // More addresses than are looked up one by one.
+            json!({"terms": {"client_ip": (0..70).map(|i| format!("10.0.2.{i}")).collect::<Vec<_>>()}}),
+            ids(|d| d.ip_octet == 2 && d.id % 200 < 70),
+        ),
+        (
             json!({"terms": {"client_ip": ["10.0.0.0/30", "10.0.1.5"]}}),
             ids(|d| d.id % 200 < 4 && d.ip_octet == 0 || d.id % 200 == 5 && d.ip_octet == 1),
         ),

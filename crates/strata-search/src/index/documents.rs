@@ -119,7 +119,14 @@ impl SearchIndex {
         let id = id.map_or_else(auto_id, str::to_string);
         let shard = self.shard_for(&id);
         let cleanup = NestedCleanup::for_mapping(&self.mappings.read());
-        let doc = build_block(shard.fields(), &id, source, parsed.values, parsed.nested)?;
+        let doc = build_block(
+            shard.fields(),
+            shard.source_shapes(),
+            &id,
+            source,
+            parsed.values,
+            parsed.nested,
+        )?;
         let outcome = shard.index(
             &id,
             (Arc::new(source.to_vec()), doc),

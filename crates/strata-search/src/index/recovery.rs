@@ -164,6 +164,7 @@ impl SearchIndex {
                 }
                 Some(build_block(
                     shard.fields(),
+                    shard.source_shapes(),
                     &op.id,
                     source,
                     parsed.values,

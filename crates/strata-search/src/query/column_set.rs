@@ -85,7 +85,7 @@ impl Weight for ColumnSetWeight {
 
 /// Inserts into `set` the documents (below `max_doc`) with a value in
 /// `keys` (sorted, each within the column's bounds).
-fn add_matches(column: &Column<u64>, keys: &[u64], max_doc: DocId, set: &mut BitSet) {
+pub(super) fn add_matches(column: &Column<u64>, keys: &[u64], max_doc: DocId, set: &mut BitSet) {
     if keys.len() <= SCANS_MAX {
         let mut docs = Vec::new();
         for &k in keys {

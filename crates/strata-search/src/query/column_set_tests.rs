@@ -74,7 +74,7 @@ fn index(fields: &SchemaFields, docs: &[ModelDoc]) -> Index {
         values.push(("x".into(), FieldValue::Double(d.x)));
         values.push(("t".into(), FieldValue::Date(d.t)));
         values.push(("s".into(), FieldValue::Keyword(format!("k{}", i % 3))));
-        let mut doc = build_document(fields, &i.to_string(), b"{}", values);
+        let mut doc = build_document(fields, &Default::default(), &i.to_string(), b"{}", values);
         crate::shard::document::stamp(&mut doc, fields, 1, i as u64);
         writer.add_document(doc).unwrap();
         if i == docs.len() / 2 {

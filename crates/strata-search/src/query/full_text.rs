@@ -39,7 +39,7 @@ pub(super) fn match_field(
         return Ok(Box::new(EmptyQuery));
     };
     if leaf.ty == FieldType::Ip {
-        match super::ip_range::cidr_query(ctx.fields.terms, field, query) {
+        match super::ip_range::cidr_query(field, query) {
             Some(Err(_)) if lenient => return Ok(Box::new(EmptyQuery)),
             Some(block) => return block,
             None => {}

@@ -1,107 +1,148 @@
-//! Ranges and CIDR blocks over `ip` fields.
+//! `ip` fields queried by address: exact addresses, ranges and CIDR blocks,
+//! answered from the field's column.
 //!
-//! An address is indexed as its canonical text (a keyword term, shown as
-//! is in hits, sorts and aggregations), and text order is not address
-//! order (`"10.0.0.9" > "10.0.0.10"`), so a range cannot be a term range.
-//! Per segment, [`IpRangeWeight`] walks the field's terms in the
-//! dictionary, parses each, and collects the postings of those inside the
-//! range: one pass over the field's distinct addresses per segment.
+//! An address is kept as its canonical text (shown as is in hits, sorts
+//! and aggregations) in a column only: new indices index no terms for it,
+//! as Elasticsearch keeps addresses in points rather than terms, and the
+//! terms of older indices are not read. Text order is not address order
+//! (`"10.0.0.9" > "10.0.0.10"`), so per segment [`IpQuery`] finds the
+//! column dictionary's ordinals of the wanted addresses (a lookup per
+//! spelling of a few exact addresses, else one pass over the distinct
+//! addresses, parsing each) and then the documents holding one of them.
 //! Addresses compare as IPv6, IPv4 mapped into `::ffff:0:0/96`, as
 //! Elasticsearch orders them.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv6Addr};
 use std::ops::{Bound, RangeInclusive};
+use std::sync::Arc;
 
+use tantivy::columnar::StrColumn;
 use tantivy::query::{
     BitSetDocSet, ConstScorer, EmptyScorer, EnableScoring, Explanation, Query, Scorer, Weight,
 };
-use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{BitSet, DocId, Score, SegmentReader};
 
+use super::column_set::add_matches;
 use super::filter::explain_filter;
 use crate::error::{Result, SearchError};
-use crate::store::json_term;
+use crate::store::KEYWORDS;
 
-/// Documents whose address at one path lies in an inclusive range.
+/// Up to this many exact addresses are looked up by their spellings; more
+/// (or any range) by a pass over the segment's distinct addresses.
+const LOOKUPS_MAX: usize = 64;
+
+/// Documents whose address at one path lies in one of a set of ranges.
 #[derive(Clone, Debug)]
-pub struct IpRangeQuery {
-    field: Field,
-    /// The term-dictionary key prefix of the path's string terms.
-    prefix: Vec<u8>,
-    range: RangeInclusive<u128>,
+pub struct IpQuery {
+    /// The path's column, `f.<path>`.
+    column: String,
+    /// Sorted by start, disjoint and not adjacent.
+    ranges: Arc<[RangeInclusive<u128>]>,
 }
 
-impl IpRangeQuery {
-    /// The addresses at `path` of the typed-values field `values` in `range`.
-    pub fn new(values: Field, path: &str, range: RangeInclusive<u128>) -> IpRangeQuery {
-        let mut path_term = json_term(values, path);
-        path_term.append_type_and_str("");
-        IpRangeQuery {
-            field: values,
-            prefix: path_term.serialized_value_bytes().to_vec(),
-            range,
+impl IpQuery {
+    /// The addresses at `path` inside `range`.
+    pub fn range(path: &str, range: RangeInclusive<u128>) -> IpQuery {
+        IpQuery::ranges(path, vec![range])
+    }
+
+    /// The addresses at `path` equal to one of `addresses`.
+    pub fn addresses(path: &str, addresses: &[u128]) -> IpQuery {
+        IpQuery::ranges(path, addresses.iter().map(|&a| a..=a).collect())
+    }
+
+    /// The addresses at `path` inside any of `ranges`.
+    pub fn ranges(path: &str, mut ranges: Vec<RangeInclusive<u128>>) -> IpQuery {
+        ranges.sort_by_key(|r| *r.start());
+        let mut merged: Vec<RangeInclusive<u128>> = Vec::with_capacity(ranges.len());
+        for r in ranges {
+            match merged.last_mut() {
+                Some(last)
+                    if last
+                        .end()
+                        .checked_add(1)
+                        .is_none_or(|next| *r.start() <= next) =>
+                {
+                    *last = *last.start()..=(*last.end()).max(*r.end());
+                }
+                _ => merged.push(r),
+            }
+        }
+        IpQuery {
+            column: format!("{KEYWORDS}.{path}"),
+            ranges: merged.into(),
         }
     }
-}
 
-impl Query for IpRangeQuery {
-    fn weight(&self, _scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
-        Ok(Box::new(IpRangeWeight(self.clone())))
+    fn contains(&self, ip: u128) -> bool {
+        let after = self.ranges.partition_point(|r| *r.start() <= ip);
+        after > 0 && ip <= *self.ranges[after - 1].end()
     }
-}
 
-struct IpRangeWeight(IpRangeQuery);
-
-impl Weight for IpRangeWeight {
-    fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
-        let query = &self.0;
-        let inverted_index = reader.inverted_index(query.field)?;
-        let mut stream = match prefix_end(&query.prefix) {
-            Some(end) => inverted_index.terms().range().ge(&query.prefix).lt(end),
-            None => inverted_index.terms().range().ge(&query.prefix),
+    /// The sorted ordinals of `column`'s dictionary holding a wanted address.
+    fn ordinals(&self, column: &StrColumn) -> std::io::Result<Vec<u64>> {
+        let dictionary = column.dictionary();
+        let mut ords = Vec::new();
+        let exact = self.ranges.iter().all(|r| r.start() == r.end());
+        if exact && self.ranges.len() <= LOOKUPS_MAX {
+            for r in self.ranges.iter() {
+                for text in spellings(*r.start()) {
+                    ords.extend(dictionary.term_ord(text)?);
+                }
+            }
+            ords.sort_unstable();
+            ords.dedup();
+            return Ok(ords);
         }
-        .into_stream()?;
-        let mut docs: Option<BitSet> = None;
+        let mut stream = dictionary.stream()?;
         while stream.advance() {
-            let text = &stream.key()[query.prefix.len()..];
-            let inside = std::str::from_utf8(text)
+            let inside = std::str::from_utf8(stream.key())
                 .ok()
                 .and_then(parse_ip)
-                .is_some_and(|ip| query.range.contains(&ip));
-            if !inside {
-                continue;
-            }
-            let docs = docs.get_or_insert_with(|| BitSet::with_max_value(reader.max_doc()));
-            let mut postings = inverted_index
-                .read_block_postings_from_terminfo(stream.value(), IndexRecordOption::Basic)?;
-            while !postings.docs().is_empty() {
-                for &doc in postings.docs() {
-                    docs.insert(doc);
-                }
-                postings.advance();
+                .is_some_and(|ip| self.contains(ip));
+            if inside {
+                ords.push(stream.term_ord());
             }
         }
-        Ok(match docs {
-            Some(docs) => Box::new(ConstScorer::new(BitSetDocSet::from(docs), boost)),
-            None => Box::new(EmptyScorer),
-        })
+        Ok(ords)
+    }
+}
+
+impl Query for IpQuery {
+    fn weight(&self, _scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
+        Ok(Box::new(IpWeight(self.clone())))
+    }
+}
+
+struct IpWeight(IpQuery);
+
+impl Weight for IpWeight {
+    fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
+        let Some(column) = reader.fast_fields().str(&self.0.column)? else {
+            return Ok(Box::new(EmptyScorer));
+        };
+        let ords = self.0.ordinals(&column)?;
+        if ords.is_empty() {
+            return Ok(Box::new(EmptyScorer));
+        }
+        let mut docs = BitSet::with_max_value(reader.max_doc());
+        add_matches(column.ords(), &ords, reader.max_doc(), &mut docs);
+        Ok(Box::new(ConstScorer::new(BitSetDocSet::from(docs), boost)))
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        explain_filter(self, reader, doc, "IpRangeQuery")
+        explain_filter(self, reader, doc, "IpQuery")
     }
 }
 
-/// The first key after every key that starts with `prefix`.
-fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
-    let mut end = prefix.to_vec();
-    while let Some(last) = end.pop() {
-        if last != u8::MAX {
-            end.push(last + 1);
-            return Some(end);
-        }
+/// The texts an address can be indexed as: an IPv4 address also as its
+/// IPv6 mapping (`::ffff:10.0.0.1`), which indexing keeps as written.
+fn spellings(ip: u128) -> Vec<String> {
+    let v6 = Ipv6Addr::from(ip);
+    match v6.to_ipv4_mapped() {
+        Some(v4) => vec![v4.to_string(), v6.to_string()],
+        None => vec![v6.to_string()],
     }
-    None
 }
 
 /// An address as a 128-bit number (IPv4 mapped into IPv6).
@@ -135,13 +176,9 @@ pub fn cidr(text: &str) -> Option<Result<RangeInclusive<u128>>> {
 /// The query for a CIDR block given as a value of an `ip` field at `path`
 /// (`term`, `terms`, `match`, a quoted `query_string` value), or `None`
 /// when the value is not a block.
-pub fn cidr_query(
-    values: Field,
-    path: &str,
-    value: &serde_json::Value,
-) -> Option<Result<Box<dyn Query>>> {
+pub fn cidr_query(path: &str, value: &serde_json::Value) -> Option<Result<Box<dyn Query>>> {
     let block = cidr(value.as_str()?)?;
-    Some(block.map(|range| -> Box<dyn Query> { Box::new(IpRangeQuery::new(values, path, range)) }))
+    Some(block.map(|range| -> Box<dyn Query> { Box::new(IpQuery::range(path, range)) }))
 }
 
 /// A range query's bound as an address.
@@ -199,6 +236,32 @@ mod tests {
         assert_eq!(cidr("1.2.3.4/32").unwrap().unwrap().count(), 1);
         assert!(cidr("10.0.0.0/33").unwrap().is_err());
         assert!(cidr("10.0.0.0").is_none());
+    }
+
+    #[test]
+    fn ranges_merge_and_contain_their_addresses() {
+        let q = IpQuery::ranges("a", vec![5..=9, 1..=3, 4..=4, 20..=30, 25..=26]);
+        assert_eq!(&q.ranges[..], &[1..=9, 20..=30]);
+        for (ip, inside) in [
+            (0, false),
+            (1, true),
+            (9, true),
+            (10, false),
+            (30, true),
+            (31, false),
+        ] {
+            assert_eq!(q.contains(ip), inside, "{ip}");
+        }
+        let top = IpQuery::ranges("a", vec![u128::MAX..=u128::MAX, 0..=u128::MAX]);
+        assert_eq!(&top.ranges[..], &[0..=u128::MAX]);
+        assert_eq!(IpQuery::addresses("a", &[7, 7]).ranges.len(), 1);
+    }
+
+    #[test]
+    fn an_ipv4_address_is_looked_up_as_written_and_as_mapped() {
+        let ip = parse_ip("10.0.0.1").unwrap();
+        assert_eq!(spellings(ip), ["10.0.0.1", "::ffff:10.0.0.1"]);
+        assert_eq!(spellings(parse_ip("::1").unwrap()), ["::1"]);
     }
 
     #[test]

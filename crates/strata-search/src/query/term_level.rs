@@ -14,7 +14,7 @@ use tantivy::Term;
 use super::ast::{ExistsAst, IdsAst, PatternAst, RangeAst, RangeBound, TermAst, TermsAst};
 use super::context::QueryContext;
 use super::date_range::DateRangeQuery;
-use super::ip_range::{self, IpRangeQuery};
+use super::ip_range::{self, IpQuery};
 use super::params::with_boost;
 use super::regexp::{escape, string_field, term_regex};
 use super::term_options::MultiTermOptions;
@@ -62,7 +62,7 @@ fn any_value(ctx: &QueryContext<'_>, field: &str, values: &[Value]) -> Result<Bo
         let mut blocks = Vec::new();
         let mut exact = Vec::new();
         for value in values {
-            match ip_range::cidr_query(ctx.fields.terms, field, value) {
+            match ip_range::cidr_query(field, value) {
                 Some(block) => blocks.push((Occur::Should, block?)),
                 None => exact.push(value.clone()),
             }
@@ -184,7 +184,7 @@ pub fn range(ctx: &QueryContext<'_>, q: &RangeAst<'_>) -> Result<Box<dyn Query>>
     let upper = bound(q.upper, true)?;
     if leaf.ty == FieldType::Ip {
         return Ok(with_boost(
-            const_score(ip_range_query(ctx, field, lower, upper)?),
+            const_score(ip_range_query(field, lower, upper)?),
             q.boost,
         ));
     }
@@ -265,7 +265,6 @@ fn date_millis(
 
 /// A range over an `ip` field, compared as addresses rather than as text.
 fn ip_range_query(
-    ctx: &QueryContext<'_>,
     field: &str,
     lower: Bound<FieldValue>,
     upper: Bound<FieldValue>,
@@ -284,7 +283,7 @@ fn ip_range_query(
         })
     };
     Ok(match ip_range::inclusive(text(&lower)?, text(&upper)?) {
-        Some(range) => Box::new(IpRangeQuery::new(ctx.fields.terms, field, range)),
+        Some(range) => Box::new(IpQuery::range(field, range)),
         None => Box::new(EmptyQuery),
     })
 }
@@ -299,7 +298,7 @@ fn range_term(ctx: &QueryContext<'_>, field: &str, v: &FieldValue) -> Term {
             t.append_type_and_fast_value(*f);
             t
         }
-        FieldValue::Keyword(_) | FieldValue::Text(_) | FieldValue::Bool(_) => {
+        FieldValue::Keyword(_) | FieldValue::Text(_) | FieldValue::Bool(_) | FieldValue::Ip(_) => {
             typed_term(ctx.fields.terms, field, v)
         }
         FieldValue::Long(_) | FieldValue::Date(_) => typed_term(ctx.fields.values, field, v),

@@ -9,6 +9,7 @@ use tantivy::Term;
 
 use super::column_set::ColumnSetQuery;
 use super::date_math;
+use super::ip_range::{parse_ip, IpQuery};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
 use crate::mapping::document::{convert, FieldValue};
@@ -22,7 +23,8 @@ fn by_column(ty: FieldType) -> bool {
 }
 
 /// Documents with one of `values` at `path`: a term query per value
-/// (scored with `record`), or one column lookup for numbers and dates.
+/// (scored with `record`), or one column lookup for numbers, dates and
+/// addresses.
 pub fn exact_query(
     fields: &SchemaFields,
     path: &str,
@@ -38,6 +40,18 @@ pub fn exact_query(
         return Ok(match typed.is_empty() {
             true => Box::new(EmptyQuery),
             false => Box::new(ColumnSetQuery::new(format!("{KEYWORDS}.{path}"), typed)),
+        });
+    }
+    if leaf.ty == FieldType::Ip {
+        let mut addresses = Vec::with_capacity(values.len());
+        for value in values {
+            if let Some(FieldValue::Ip(text)) = converted(path, leaf, value)? {
+                addresses.extend(parse_ip(&text));
+            }
+        }
+        return Ok(match addresses.is_empty() {
+            true => Box::new(EmptyQuery),
+            false => Box::new(IpQuery::addresses(path, &addresses)),
         });
     }
     let mut terms = Vec::with_capacity(values.len());
@@ -95,7 +109,9 @@ pub fn exact_term(
 pub fn typed_term(field: Field, path: &str, value: &FieldValue) -> Term {
     let mut t = json_term(field, path);
     match value {
-        FieldValue::Text(s) | FieldValue::Keyword(s) => t.append_type_and_str(s),
+        FieldValue::Text(s) | FieldValue::Keyword(s) | FieldValue::Ip(s) => {
+            t.append_type_and_str(s)
+        }
         FieldValue::Long(n) | FieldValue::Date(n) => t.append_type_and_fast_value(*n),
         FieldValue::Bool(b) => t.append_type_and_fast_value(*b),
         FieldValue::Double(f) => {

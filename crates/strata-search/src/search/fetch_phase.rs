@@ -273,11 +273,13 @@ fn one_hit(
     };
     {
         let doc: TantivyDocument = fetch.searchers[c.shard].doc(c.addr)?;
-        let fields = index.shards()[c.shard].fields();
-        let stored = doc
-            .get_first(fields.source)
+        let shard = &index.shards()[c.shard];
+        let raw = doc
+            .get_first(shard.fields().source)
             .and_then(|v| v.as_bytes())
             .unwrap_or_default();
+        let source = shard.source_of(raw)?;
+        let stored: &[u8] = &source;
         // The loaded document and its parsed form while the hit is
         // shaped; then the hit's bytes until the reply is sent.
         let shaping = req.memory.part();
@@ -348,7 +350,7 @@ fn one_hit(
         let hit = Hit {
             _index: index.name(),
             _id: keep_id.then(|| {
-                doc.get_first(fields.id)
+                doc.get_first(shard.fields().id)
                     .and_then(|v| v.as_str())
                     .unwrap_or_default()
             }),

@@ -9,6 +9,7 @@ use tantivy::TantivyDocument;
 
 use crate::error::{Result, SearchError};
 use crate::mapping::document::{FieldValue, NestedDoc};
+use crate::store::source_shapes::SourceShapes;
 use crate::store::SchemaFields;
 
 /// Whether a write of an id also removes the nested documents of the
@@ -58,12 +59,13 @@ impl From<TantivyDocument> for DocBlock {
 /// them along).
 pub fn build_block(
     fields: &SchemaFields,
+    shapes: &SourceShapes,
     id: &str,
     source: &[u8],
     values: Vec<(String, FieldValue)>,
     nested: Vec<NestedDoc>,
 ) -> Result<DocBlock> {
-    let root = build_document(fields, id, source, values);
+    let root = build_document(fields, shapes, id, source, values);
     if nested.is_empty() {
         return Ok(root.into());
     }
@@ -84,18 +86,24 @@ pub fn build_block(
 }
 
 /// Builds the tantivy document without `_version` and `_seq_no`:
-/// `_id`, `_source`, typed values in `f`, text in `txt` and the paths
-/// holding a value in `_field_names`. `values` are the parsed document's
-/// `(dotted path, value)` pairs; their strings move into the document.
+/// `_id`, `_source` (shaped by the shard's `shapes` where it can be),
+/// typed values in `f`, text in `txt` and the paths holding a value in
+/// `_field_names`. `source` is JSON text (so it never starts as a shaped
+/// source does); `values` are the parsed document's `(dotted path, value)`
+/// pairs, whose strings move into the document.
 pub fn build_document(
     fields: &SchemaFields,
+    shapes: &SourceShapes,
     id: &str,
     source: &[u8],
     values: Vec<(String, FieldValue)>,
 ) -> TantivyDocument {
     let mut doc = TantivyDocument::new();
     doc.add_text(fields.id, id);
-    doc.add_bytes(fields.source, source);
+    match shapes.encode(source) {
+        Some(shaped) => doc.add_bytes(fields.source, &shaped),
+        None => doc.add_bytes(fields.source, source),
+    }
     add_values(&mut doc, fields, values);
     doc
 }
@@ -112,35 +120,28 @@ fn add_values(
     values.sort_by(|a, b| (is_text(&a.1), &a.0).cmp(&(is_text(&b.1), &b.0)));
     add_field_names(doc, fields, &values);
     let mut typed: Vec<(String, OwnedValue)> = Vec::new();
+    let mut exact: Vec<(String, OwnedValue)> = Vec::new();
     let mut text: Vec<(String, OwnedValue)> = Vec::new();
     let mut pairs = values.into_iter().peekable();
-    while let Some((path, value)) = pairs.next() {
-        let target = if is_text(&value) {
-            &mut text
-        } else {
-            &mut typed
-        };
-        let first = owned(value);
+    while let Some((path, first)) = pairs.next() {
         // Several values at one path (arrays, multi-fields) become an array.
-        let same_path = |next: &(String, FieldValue)| next.0 == path;
-        let value = match pairs.next_if(same_path) {
-            None => first,
-            Some((_, second)) => {
-                let mut all = vec![first, owned(second)];
-                while let Some((_, more)) = pairs.next_if(same_path) {
-                    all.push(owned(more));
-                }
-                OwnedValue::Array(all)
-            }
-        };
-        target.push((path, value));
+        let mut all = vec![first];
+        while let Some((_, more)) = pairs.next_if(|next| next.0 == path) {
+            all.push(more);
+        }
+        if is_text(&all[0]) {
+            text.extend(one_or_array(all.into_iter().map(owned)).map(|v| (path, v)));
+            continue;
+        }
+        let terms = all.iter().filter(|v| is_term(v)).cloned().map(owned);
+        if let Some(terms) = one_or_array(terms) {
+            exact.push((path.clone(), terms));
+        }
+        typed.extend(one_or_array(all.into_iter().map(owned)).map(|v| (path, v)));
     }
     if !typed.is_empty() {
-        if !fields.numbers_are_terms() {
-            let exact = exact_values(&typed);
-            if !exact.is_empty() {
-                doc.add_field_value(fields.terms, &OwnedValue::Object(exact));
-            }
+        if !fields.numbers_are_terms() && !exact.is_empty() {
+            doc.add_field_value(fields.terms, &OwnedValue::Object(exact));
         }
         doc.add_field_value(fields.values, &OwnedValue::Object(typed));
     }
@@ -149,29 +150,20 @@ fn add_values(
     }
 }
 
-/// The strings and booleans of `typed` (the values queried by their
-/// terms, in `k`); numbers are left to their columns.
-fn exact_values(typed: &[(String, OwnedValue)]) -> Vec<(String, OwnedValue)> {
-    let is_exact = |v: &OwnedValue| matches!(v, OwnedValue::Str(_) | OwnedValue::Bool(_));
-    typed
-        .iter()
-        .filter_map(|(path, value)| {
-            let value = match value {
-                OwnedValue::Array(all) => {
-                    let mut exact: Vec<OwnedValue> =
-                        all.iter().filter(|v| is_exact(v)).cloned().collect();
-                    match exact.len() {
-                        0 => return None,
-                        1 => exact.pop()?,
-                        _ => OwnedValue::Array(exact),
-                    }
-                }
-                v if is_exact(v) => v.clone(),
-                _ => return None,
-            };
-            Some((path.clone(), value))
-        })
-        .collect()
+/// The values queried by their terms (in `k`): strings and booleans.
+/// Numbers, dates and addresses are left to their columns.
+fn is_term(value: &FieldValue) -> bool {
+    matches!(value, FieldValue::Keyword(_) | FieldValue::Bool(_))
+}
+
+/// One value as itself, several as an array, none as `None`.
+fn one_or_array(values: impl Iterator<Item = OwnedValue>) -> Option<OwnedValue> {
+    let mut all: Vec<OwnedValue> = values.collect();
+    match all.len() {
+        0 => None,
+        1 => all.pop(),
+        _ => Some(OwnedValue::Array(all)),
+    }
 }
 
 /// Adds the version and sequence number the shard assigned.
@@ -208,7 +200,7 @@ fn is_text(value: &FieldValue) -> bool {
 
 fn owned(value: FieldValue) -> OwnedValue {
     match value {
-        FieldValue::Text(s) | FieldValue::Keyword(s) => OwnedValue::Str(s),
+        FieldValue::Text(s) | FieldValue::Keyword(s) | FieldValue::Ip(s) => OwnedValue::Str(s),
         FieldValue::Long(n) | FieldValue::Date(n) => OwnedValue::I64(n),
         FieldValue::Double(f) => OwnedValue::F64(f),
         FieldValue::Bool(b) => OwnedValue::Bool(b),
@@ -232,8 +224,9 @@ mod tests {
             ("b.c".to_string(), FieldValue::Keyword("y".into())),
             ("e.f.g".to_string(), FieldValue::Bool(true)),
             ("h.i".to_string(), FieldValue::Text("nested text".into())),
+            ("j".to_string(), FieldValue::Ip("10.0.0.1".into())),
         ];
-        let mut doc = build_document(&fields, "id-1", b"{}", values);
+        let mut doc = build_document(&fields, &SourceShapes::default(), "id-1", b"{}", values);
         stamp(&mut doc, &fields, 2, 7);
         let json: Value = serde_json::from_str(&doc.to_json(&fields.schema)).unwrap();
         assert_eq!(json["_id"], json!(["id-1"]));
@@ -247,8 +240,10 @@ mod tests {
         assert_eq!(typed["b.c"], json!(["x", "y"]));
         assert_eq!(typed["b.d"], json!(3));
         assert_eq!(typed["e.f.g"], json!(true));
-        assert_eq!(typed.as_object().map(|o| o.len()), Some(3));
-        // Strings and booleans are terms in `k` too; numbers only columns.
+        assert_eq!(typed["j"], json!("10.0.0.1"));
+        assert_eq!(typed.as_object().map(|o| o.len()), Some(4));
+        // Strings and booleans are terms in `k` too; numbers and addresses
+        // only columns.
         let exact = &json["k"][0];
         assert_eq!(exact["b.c"], json!(["x", "y"]));
         assert_eq!(exact["e.f.g"], json!(true));

@@ -20,6 +20,7 @@
 //! - `writer_op`: one operation for the tantivy writer (a leaf).
 //! - `in_flight`: the bound on documents queued for indexing (a leaf).
 //! - `refresh`: commits, flush, forced merges.
+//! - `sources`: stored sources shaped and read back.
 //! - `writer_slot`: the tantivy writer, created on the first write and
 //!   closed when the index goes idle.
 //! - [`priority`]: the nice value tantivy's indexing and merge threads run at.
@@ -30,6 +31,7 @@ mod in_flight;
 pub mod merge_yield;
 pub mod priority;
 mod refresh;
+mod sources;
 mod writer_op;
 mod writer_slot;
 mod writes;
@@ -45,6 +47,7 @@ use tantivy::{
 };
 
 use crate::error::{Result, SearchError};
+use crate::store::source_shapes::SourceShapes;
 use crate::store::{open_index, version_of, SchemaFields, ShardStorage, TieredDirectory};
 use priority::IndexingPriority;
 use writer_op::WriterOp;
@@ -160,6 +163,8 @@ pub(crate) struct Shard {
     committer: Mutex<()>,
     /// What commits run at (they start tantivy's indexing worker).
     priority: IndexingPriority,
+    /// The shapes its stored sources name (saved before each commit).
+    shapes: SourceShapes,
 }
 
 /// The commit payload: how far the translog and the sequence numbers go.
@@ -204,6 +209,9 @@ impl Shard {
         // segment), which replaying the translog would write again.
         let writer = WriterSlot::new(index.clone(), storage.priority);
         let reader = crate::codec::open_reader(&index)?;
+        let shapes = SourceShapes::load(&dir).map_err(|e| {
+            SearchError::io(format!("read the source shapes in {}", path.display()), e)
+        })?;
         let shard = Shard {
             number,
             index,
@@ -221,6 +229,7 @@ impl Shard {
             writer,
             committer: Mutex::new(()),
             priority: storage.priority,
+            shapes,
         };
         Ok((shard, point))
     }
@@ -291,11 +300,11 @@ impl Shard {
     /// Loads the source and version of a document of `searcher`.
     pub(crate) fn load(&self, searcher: &Searcher, addr: DocAddress) -> Result<StoredDoc> {
         let doc: TantivyDocument = searcher.doc(addr)?;
-        let source = doc
+        let stored = doc
             .get_first(self.fields.source)
             .and_then(|v| v.as_bytes())
-            .map(<[u8]>::to_vec)
             .unwrap_or_default();
+        let source = self.source_of(stored)?.into_owned();
         let segment = searcher.segment_reader(addr.segment_ord);
         let (version, seq_no) = version_of(segment, addr.doc_id)?;
         Ok(StoredDoc {

@@ -88,6 +88,9 @@ impl Shard {
     /// indexing worker on the committing thread.
     fn commit(&self, payload: &str) -> Result<()> {
         self.priority.run(|| {
+            // Every document this commit holds was shaped before it
+            // started: its shape is saved before `meta.json` names it.
+            self.save_source_shapes()?;
             let mut writer = self.writer.lock()?;
             let mut prepared = writer.prepare_commit()?;
             prepared.set_payload(payload);

@@ -5,7 +5,8 @@
 //! `pmem_files`) until a flush persists them, then
 //! reads them as the placement says (`disk_reads`): whole in DRAM, or in
 //! blocks (`cached_file`) through the node's budgeted `block_cache`.
-//! `stored_values` reads numeric columns through their stored `u64`s.
+//! `stored_values` reads numeric columns through their stored `u64`s;
+//! `source_shapes` keeps each `_source` as a shared shape and its values.
 //! `files`: the device-layer directories of search's own files; `disk`:
 //! a shard's persisted files on them, or (`node_store`, `set_device`) in
 //! the node's SSD store shared with the key-value engine.
@@ -24,6 +25,7 @@ mod pmem_files;
 mod schema;
 mod set_device;
 mod shard_index;
+pub(crate) mod source_shapes;
 mod storage;
 pub mod stored_values;
 mod tier;

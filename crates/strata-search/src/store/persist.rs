@@ -13,6 +13,7 @@ use tantivy::directory::error::OpenReadError;
 use tantivy::Directory;
 
 use super::disk_reads::{MANAGED, META};
+use super::source_shapes::SHAPES_FILE;
 use super::tiered::TieredDirectory;
 use crate::query::column_cache;
 
@@ -89,6 +90,13 @@ impl TieredDirectory {
             }
             if let Ok(managed) = self.fresh.dir().atomic_read(Path::new(MANAGED)) {
                 self.disk.replace(Path::new(MANAGED), &managed)?;
+            }
+            // The shapes the persisted sources name, before `meta.json`
+            // names their segments (saved before every commit, so the
+            // fresh copy holds at least the shapes of this meta's).
+            let shapes = Path::new(SHAPES_FILE);
+            if let Ok(table) = self.fresh.dir().atomic_read(shapes) {
+                self.disk.replace(shapes, &table)?;
             }
             self.disk.replace(Path::new(META), &meta)?;
             done.payload = payload_of(&meta);

@@ -12,8 +12,11 @@ use crate::mapping::{FieldMapping, FieldType};
 pub enum FieldValue {
     /// Analyzed text.
     Text(String),
-    /// An exact string (keyword and ip fields).
+    /// An exact string (keyword fields).
     Keyword(String),
+    /// An address in its canonical text (ip fields): a column value only,
+    /// never a term of new indices (`query::ip_range`).
+    Ip(String),
     /// An integer.
     Long(i64),
     /// A float.
@@ -46,7 +49,7 @@ pub fn convert(path: &str, leaf: &FieldMapping, value: &Value) -> Result<Option<
         FieldType::Ip => {
             let s = value.as_str().ok_or_else(fail)?;
             let ip: std::net::IpAddr = s.trim().parse().map_err(|_| fail())?;
-            FieldValue::Keyword(ip.to_string())
+            FieldValue::Ip(ip.to_string())
         }
         ty if ty.is_integer() => {
             let n = match value {
