@@ -23,6 +23,11 @@
 //! about 0.15 ms), so the readers keep a few decompressed blocks per
 //! segment ([`store_cache_blocks`]).
 //!
+//! `best_compression` also has the string columns' dictionaries written
+//! with zstd-compressed blocks (`store::tiered`, the vendored
+//! `tantivy-sstable`'s per-thread switch): smaller, slower to decode for
+//! `terms` and `cardinality`; `default` keeps them uncompressed.
+//!
 //! The codec is fixed when a shard's tantivy index is created (a static
 //! setting); tantivy keeps the index's settings in its `meta.json` and
 //! each store file names its compressor, so indices created with other

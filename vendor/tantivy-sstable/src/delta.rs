@@ -86,11 +86,21 @@ impl DeltaKeyComparator {
     }
 }
 
-/// Strata: blocks are written uncompressed. Aggregations decode the blocks of
-/// string columns' dictionaries on every search (`terms`, `cardinality`), and
-/// zstd decompression dominated that work; readers still accept compressed
-/// blocks, so indexes written before this change open unchanged.
-const COMPRESS_BLOCKS: bool = false;
+// Strata: blocks are written uncompressed unless the writing thread asked for
+// compression. Aggregations decode the blocks of string columns'
+// dictionaries on every search (`terms`, `cardinality`), and zstd
+// decompression dominated that work; an index that chose size over speed
+// (`index.codec: best_compression`) has the threads writing its files ask for
+// it. Readers accept both, so indexes written either way open unchanged.
+thread_local! {
+    static COMPRESS_BLOCKS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Strata: whether the blocks over 2 KiB this thread writes from now on are
+/// zstd-compressed (off until set).
+pub fn set_thread_block_compression(compress: bool) {
+    COMPRESS_BLOCKS.with(|c| c.set(compress));
+}
 
 pub struct DeltaWriter<W, TValueWriter>
 where W: io::Write
@@ -134,7 +144,8 @@ where
 
         let block_len = buffer.len() + self.block.len();
 
-        if COMPRESS_BLOCKS && cfg!(feature = "zstd-compression") && block_len > 2048 {
+        let compress = COMPRESS_BLOCKS.with(std::cell::Cell::get);
+        if compress && cfg!(feature = "zstd-compression") && block_len > 2048 {
             #[cfg(feature = "zstd-compression")]
             {
                 buffer.extend_from_slice(&self.block);

@@ -59,7 +59,7 @@ use common::{BinarySerializable, OwnedBytes};
 use value::{VecU32ValueReader, VecU32ValueWriter};
 
 pub use self::block_reader::BlockReader;
-pub use self::delta::{DeltaReader, DeltaWriter};
+pub use self::delta::{set_thread_block_compression, DeltaReader, DeltaWriter};
 pub use self::merge::VoidMerge;
 use self::value::{U64MonotonicValueReader, U64MonotonicValueWriter, ValueReader, ValueWriter};
 use crate::value::{RangeValueReader, RangeValueWriter};

@@ -30,6 +30,8 @@ mod storage;
 pub mod stored_values;
 mod tier;
 mod tiered;
+#[cfg(test)]
+mod tiered_codec_tests;
 
 pub use block_cache::{BlockCache, BLOCK_SIZE};
 pub(crate) use cached_file::ReadCounters;

@@ -37,6 +37,7 @@ use super::fresh::FreshFiles;
 use super::node_store::SEGMENTS_CATALOG;
 use super::storage::ShardStorage;
 use super::tier::StoreTier;
+use crate::codec::Codec;
 use crate::query::column_cache;
 use crate::shard::merge_yield::MergeYield;
 
@@ -51,6 +52,9 @@ pub struct TieredDirectory {
     pub(super) persisting: Arc<Mutex<()>>,
     /// Wraps the files merges write (`shard::merge_yield`).
     pub(super) merge_yield: MergeYield,
+    /// Whether the string columns' dictionaries of the segments written
+    /// here are compressed (`best_compression`).
+    pub(super) compress_dictionaries: bool,
 }
 
 #[derive(Default)]
@@ -94,6 +98,7 @@ impl TieredDirectory {
             state: Arc::new(Mutex::new(TierState::default())),
             persisting: Arc::new(Mutex::new(())),
             merge_yield: storage.merge_yield,
+            compress_dictionaries: storage.codec == Codec::BestCompression,
         };
         dir.drop_orphans()?;
         Ok(dir)
@@ -194,6 +199,10 @@ impl Directory for TieredDirectory {
             return Err(OpenWriteError::FileAlreadyExists(path.to_path_buf()));
         }
         let writer = self.fresh.dir().open_write(path)?;
+        // tantivy writes a segment's files on the thread that opens them
+        // (an indexing worker or a merge thread, each one writer's): its
+        // string columns' dictionaries follow this index's codec.
+        tantivy_sstable::set_thread_block_compression(self.compress_dictionaries);
         Ok(self.merge_yield.wrap(writer))
     }
 
