@@ -27,9 +27,12 @@ use super::filter::explain_filter;
 use crate::error::{Result, SearchError};
 use crate::store::KEYWORDS;
 
-/// Up to this many exact addresses are looked up by their spellings; more
-/// (or any range) by a pass over the segment's distinct addresses.
+/// Exact addresses are looked up by their spellings when there are at most
+/// this many, or at most one per this many distinct addresses in the
+/// segment (a lookup reads a dictionary block, a pass parses every
+/// address); else, and for any range, found by one pass.
 const LOOKUPS_MAX: usize = 64;
+const TERMS_PER_LOOKUP: usize = 64;
 
 /// Documents whose address at one path lies in one of a set of ranges.
 #[derive(Clone, Debug)]
@@ -84,7 +87,8 @@ impl IpQuery {
         let dictionary = column.dictionary();
         let mut ords = Vec::new();
         let exact = self.ranges.iter().all(|r| r.start() == r.end());
-        if exact && self.ranges.len() <= LOOKUPS_MAX {
+        let lookups_max = LOOKUPS_MAX.max(dictionary.num_terms() / TERMS_PER_LOOKUP);
+        if exact && self.ranges.len() <= lookups_max {
             for r in self.ranges.iter() {
                 for text in spellings(*r.start()) {
                     ords.extend(dictionary.term_ord(text)?);
