@@ -14,11 +14,14 @@
 //! means one shape for the shard's lifetime. The table is saved whole
 //! ([`SourceShapes::save`], an atomic replace) before each commit that may
 //! hold a document of a new shape, so that no committed document names a
-//! shape the shard cannot read back. A source that cannot be split (a byte
-//! below `0x02`, a string without its end, a bracket out of place) or whose
-//! shape would pass the table's bounds is stored as it came.
+//! shape the shard cannot read back. A shape enters the table the second
+//! time it is met, so that sources whose keys are data (a map keyed by
+//! user ids) do not fill it with shapes met once. A source that cannot be
+//! split (a byte below `0x02`, a string without its end, a bracket out of
+//! place), whose shape is met for the first time, or whose shape would
+//! pass the table's bounds is stored as it came.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
@@ -46,6 +49,9 @@ const SHAPE_MAX_BYTES: usize = 16 * 1024;
 /// The table's bounds: shapes past them are stored whole.
 const TABLE_MAX_SHAPES: usize = 4096;
 const TABLE_MAX_BYTES: usize = 1024 * 1024;
+/// Hashes of shapes met once that are remembered; the set starts over
+/// when full (a shape met again after that waits for a third sighting).
+const SEEN_MAX: usize = 64 * 1024;
 /// Objects and arrays nested deeper are stored whole (indexing refuses
 /// sources nested past 128 levels before this is reached).
 const DEPTH_MAX: usize = 512;
@@ -63,6 +69,8 @@ struct Table {
     ids: HashMap<Arc<[u8]>, u32>,
     shapes: Vec<Arc<[u8]>>,
     bytes: usize,
+    /// The hashes of shapes met once and not in the table.
+    seen: HashSet<u64>,
 }
 
 impl SourceShapes {
@@ -132,19 +140,33 @@ impl SourceShapes {
             .ok_or_else(|| corrupt("a shaped source whose values do not fit its shape"))
     }
 
-    /// The number of `shape`, added if new and within the bounds.
+    /// The number of `shape`: added when met the second time and within
+    /// the bounds, `None` until then.
     fn id_of(&self, shape: Vec<u8>) -> Option<u32> {
         if let Some(&id) = self.table.read().ids.get(shape.as_slice()) {
             return Some(id);
         }
+        let fits = |table: &Table| {
+            table.shapes.len() < TABLE_MAX_SHAPES
+                && table.bytes + shape.len() <= TABLE_MAX_BYTES
+                && shape.len() <= SHAPE_MAX_BYTES
+        };
+        let hash = xxhash_rust::xxh3::xxh3_64(&shape);
         let mut table = self.table.write();
         if let Some(&id) = table.ids.get(shape.as_slice()) {
             return Some(id);
         }
-        let fits = table.shapes.len() < TABLE_MAX_SHAPES
-            && table.bytes + shape.len() <= TABLE_MAX_BYTES
-            && shape.len() <= SHAPE_MAX_BYTES;
-        fits.then(|| table.insert(shape.into()))
+        if !fits(&table) {
+            return None;
+        }
+        if table.seen.remove(&hash) {
+            return Some(table.insert(shape.into()));
+        }
+        if table.seen.len() == SEEN_MAX {
+            table.seen.clear();
+        }
+        table.seen.insert(hash);
+        None
     }
 }
 
