@@ -125,7 +125,11 @@ impl Weight for IpWeight {
         let Some(column) = reader.fast_fields().str(&self.0.column)? else {
             return Ok(Box::new(EmptyScorer));
         };
-        let ords = self.0.ordinals(&column)?;
+        let mut ords = self.0.ordinals(&column)?;
+        // `add_matches` takes values within the column's bounds (a term no
+        // live document holds may lie outside them).
+        let held = column.ords().min_value()..=column.ords().max_value();
+        ords.retain(|ord| held.contains(ord));
         if ords.is_empty() {
             return Ok(Box::new(EmptyScorer));
         }
