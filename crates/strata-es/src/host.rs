@@ -44,9 +44,12 @@ fn status_field(name: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Processors available to the process.
+/// Processors available to the process, read once (as Elasticsearch reads
+/// `node.processors` at start): the standard library reads the cgroup's
+/// CPU quota files on every call.
 pub fn processors() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static PROCESSORS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *PROCESSORS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Milliseconds since the Unix epoch.

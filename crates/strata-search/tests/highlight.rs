@@ -140,6 +140,38 @@ fn fragments_tag_exactly_the_query_terms() {
     }
 }
 
+/// Kibana's Discover: a query of `*` highlights nothing in any field; a
+/// field's `highlight_query` with terms, or its `no_match_size`, still
+/// shows its fragments under that query.
+#[test]
+fn a_query_without_terms_highlights_only_what_the_fields_ask_for() {
+    let (_tmp, catalog, docs) = setup();
+    let star = json!({"bool": {"must": [
+        {"match_all": {}},
+        {"query_string": {"query": "*", "analyze_wildcard": true, "default_field": "*"}}
+    ]}});
+    let r = common::search_logs(
+        &catalog,
+        &json!({"size": 20, "query": star, "highlight": {"fields": {"*": {}}}}),
+    );
+    let hits = r["hits"]["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 20);
+    assert!(hits.iter().all(|h| h.get("highlight").is_none()), "{r}");
+    let r = common::search_logs(
+        &catalog,
+        &json!({"size": 200, "query": star, "highlight": {"fields": {
+            "body": {"highlight_query": {"match": {"body": "fox"}}, "number_of_fragments": 0},
+            "title": {"no_match_size": 50}
+        }}}),
+    );
+    for h in r["hits"]["hits"].as_array().unwrap() {
+        let id: usize = h["_id"].as_str().unwrap().parse().unwrap();
+        assert_eq!(h["highlight"]["title"], json!([docs[id].1]), "{h}");
+        let has_fox = docs[id].0.split(' ').any(|w| w == "fox");
+        assert_eq!(h["highlight"].get("body").is_some(), has_fox, "{h}");
+    }
+}
+
 #[test]
 fn bad_highlight_options_are_400s() {
     let (_tmp, catalog, _docs) = setup();

@@ -284,7 +284,7 @@ fn checked_lines(req: &EsRequest) -> Result<Vec<Bytes>> {
 /// How many searches run at once: `max_concurrent_searches` (a positive
 /// integer), at most the machine's cores, which is also the default.
 fn max_concurrent_searches(req: &EsRequest) -> Result<usize> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = crate::host::processors();
     match req.u64_param("max_concurrent_searches")? {
         Some(0) => Err(EsError::ActionValidation(
             "maxConcurrentSearches must be positive".into(),

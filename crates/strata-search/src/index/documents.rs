@@ -11,6 +11,7 @@ use super::handle::SearchIndex;
 use crate::breaker::estimate;
 use crate::error::{Result, SearchError};
 use crate::mapping::document::{parse_document, ParsedDoc};
+use crate::mapping::Mappings;
 use crate::shard::document::{build_block, NestedCleanup};
 use crate::shard::{Precondition, Shard, StoredDoc, WriteOutcome};
 use crate::slowlog::event;
@@ -296,7 +297,7 @@ impl SearchIndex {
             let limits = self.limits();
             {
                 let mut mappings = self.mappings.write();
-                let mut next = mappings.clone();
+                let mut next = Mappings::clone(&mappings);
                 for (path, leaf) in &parsed.new_fields {
                     next.add_leaf(path, leaf.clone())?;
                 }
@@ -304,7 +305,7 @@ impl SearchIndex {
                 limits
                     .check_mapping(&next, added as usize)
                     .map_err(|e| SearchError::DocumentParsing(format!("failed to parse: {e}")))?;
-                *mappings = next;
+                *mappings = Arc::new(next);
             }
             self.save_metadata()?;
         }

@@ -26,7 +26,7 @@ pub struct SearchIndex {
     /// The node's tree, where the index's sizes are measured.
     pub(super) files: SearchFiles,
     pub(super) settings: RwLock<IndexSettings>,
-    pub(super) mappings: RwLock<Mappings>,
+    pub(super) mappings: RwLock<Arc<Mappings>>,
     pub(super) shards: Vec<Shard>,
     pub(super) translog: TranslogSlot,
     pub(super) flushing: Mutex<FlushState>,

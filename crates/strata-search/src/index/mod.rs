@@ -35,6 +35,7 @@ mod translog_slot;
 #[cfg(test)]
 mod tests;
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -103,9 +104,10 @@ impl SearchIndex {
         self.settings.read().limits.max_slices_per_scroll()
     }
 
-    /// A copy of the mapping.
-    pub fn mappings(&self) -> Mappings {
-        self.mappings.read().clone()
+    /// The mapping as it is now (shared: an update replaces it whole, so
+    /// a search keeps the one it started with without copying it).
+    pub fn mappings(&self) -> Arc<Mappings> {
+        Arc::clone(&self.mappings.read())
     }
 
     /// Where the index's files are placed (`index.store.tier`).
@@ -176,7 +178,7 @@ impl SearchIndex {
         let limits = self.limits();
         {
             let mut mappings = self.mappings.write();
-            let mut next = mappings.clone();
+            let mut next = Mappings::clone(&mappings);
             next.merge_json(body)?;
             // Elasticsearch names no count for a mapping update.
             limits.check_mapping(&next, 0)?;
@@ -187,7 +189,7 @@ impl SearchIndex {
                     self.name
                 )));
             }
-            *mappings = next;
+            *mappings = Arc::new(next);
         }
         self.save_metadata()
     }

@@ -94,7 +94,7 @@ impl SearchIndex {
             meta: meta_dir,
             files: storage.files.clone(),
             settings: RwLock::new(settings),
-            mappings: RwLock::new(mappings),
+            mappings: RwLock::new(Arc::new(mappings)),
             shards,
             translog,
             flushing: Mutex::new(FlushState {
@@ -158,6 +158,7 @@ impl SearchIndex {
                 };
                 if !parsed.new_fields.is_empty() {
                     let mut mappings = self.mappings.write();
+                    let mappings = Arc::make_mut(&mut mappings);
                     for (path, leaf) in &parsed.new_fields {
                         mappings.add_leaf(path, leaf.clone())?;
                     }

@@ -1,4 +1,5 @@
-//! Which instruction set the kernels use, decided once per process.
+//! Which instruction set the kernels use, and how many processors the
+//! process has, each decided once per process.
 //!
 //! The release binary targets the portable x86-64 baseline (SSE2); the
 //! kernels also carry an x86-64-v3 copy (AVX2, FMA, BMI1/2, LZCNT, MOVBE),
@@ -7,6 +8,15 @@
 //! two on one machine or to rule the wide copies out when chasing a fault.
 
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
+
+/// The processors available to the process, read once: the standard
+/// library reads the cgroup's CPU quota files on every call (tens of
+/// microseconds of opens and reads, once per search and more before).
+pub fn processors() -> usize {
+    static PROCESSORS: OnceLock<usize> = OnceLock::new();
+    *PROCESSORS.get_or_init(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+}
 
 /// Not decided yet; then [`Level`] as a byte.
 const UNKNOWN: u8 = 0;

@@ -84,7 +84,7 @@ fn any_value(ctx: &QueryContext<'_>, field: &str, values: &[Value]) -> Result<Bo
 fn term_clause_bytes() -> u64 {
     const CLAUSE: u64 = 256;
     const PER_SEGMENT: u64 = 1536;
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()) as u64;
+    let threads = crate::kernels::cpu::processors() as u64;
     CLAUSE + PER_SEGMENT * threads
 }
 

@@ -58,6 +58,9 @@ pub(crate) struct IndexFetch {
     pub mappings: Arc<crate::mapping::Mappings>,
     /// Why this index's hits cannot be fetched, found before any is.
     pub failure: Option<SearchError>,
+    /// Whether the request's `highlight` can show anything in this index
+    /// (`Highlight::can_show`; false without one).
+    highlights: bool,
 }
 
 impl IndexFetch {
@@ -67,7 +70,7 @@ impl IndexFetch {
     pub fn resolve(
         index: &Arc<SearchIndex>,
         req: &SearchRequest,
-        mappings: &crate::mapping::Mappings,
+        mappings: &Arc<crate::mapping::Mappings>,
     ) -> Result<IndexFetch> {
         let resolved = super::docvalues::resolve(&req.docvalue_fields, mappings).and_then(|d| {
             let f = super::fetch_fields::resolve(&req.fetch_fields, mappings)?;
@@ -83,12 +86,21 @@ impl IndexFetch {
             }
             Err(e) => return Err(e),
         };
+        let tokenizers = index
+            .shards()
+            .first()
+            .map(|s| s.tantivy_index().tokenizers());
+        let highlights = match (&req.highlight, tokenizers) {
+            (Some(h), Some(tokenizers)) => h.can_show(&req.query, tokenizers),
+            _ => false,
+        };
         Ok(IndexFetch {
             docvalues,
             fetch,
             searchers: super::snapshot::searchers(req.snapshot.as_ref(), index),
-            mappings: Arc::new(mappings.clone()),
+            mappings: Arc::clone(mappings),
             failure,
+            highlights,
         })
     }
 }
@@ -295,7 +307,7 @@ fn one_hit(
         // `docvalue_fields` alone only along their paths.
         let wants_fields = !fetch.docvalues.is_empty() || !fetch.fetch.is_empty();
         let full = || Some(serde_json::from_slice(stored).unwrap_or(Value::Null));
-        let parsed = if (verbatim.is_none() && keep_source) || req.highlight.is_some() {
+        let parsed = if (verbatim.is_none() && keep_source) || fetch.highlights {
             full()
         } else if !wants_fields {
             None
@@ -325,7 +337,7 @@ fn one_hit(
             )?;
         }
         let highlight = match (&req.highlight, &parsed) {
-            (Some(h), Some(source)) => h.hit(
+            (Some(h), Some(source)) if fetch.highlights => h.hit(
                 &req.query,
                 source,
                 &index.mappings(),

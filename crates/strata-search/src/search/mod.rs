@@ -30,7 +30,8 @@
 //!   (`cardinality` of keyword and ip fields from cached term coupons),
 //!   `percentiles` (of numeric fields, on a log-linear histogram),
 //!   `top_terms` (`terms` of keyword fields by count, with at most one
-//!   `terms` below).
+//!   `terms` below; `term_names`: their terms by ordinal, from cached
+//!   tables of large dictionaries).
 //! - `date_histogram`, `date_range`, `calendar`, `time_zone`: dates in
 //!   calendars and zones; `missing_bucket`: histograms' `missing`.
 //! - `nested_aggs`: the `nested` and `reverse_nested` aggregations, passes
@@ -101,6 +102,7 @@ mod sort_field;
 mod sort_numeric;
 pub mod source_filter;
 pub(crate) mod taken_aggs;
+mod term_names;
 pub mod time_buckets;
 pub mod time_zone;
 pub mod top_hits;

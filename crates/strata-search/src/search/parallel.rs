@@ -27,7 +27,7 @@ pub const SEARCH_THREAD_STACK_SIZE: usize = 8 << 20;
 fn pool() -> &'static Executor {
     static POOL: OnceLock<Executor> = OnceLock::new();
     POOL.get_or_init(|| {
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let threads = crate::kernels::cpu::processors();
         let built = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .stack_size(SEARCH_THREAD_STACK_SIZE)
@@ -52,7 +52,7 @@ pub(crate) fn map_chunks<T: Sync, R: Send>(
     min_chunk: usize,
     f: impl Fn(&[T]) -> R + Sync,
 ) -> tantivy::Result<Vec<R>> {
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let threads = crate::kernels::cpu::processors();
     let chunk = items.len().div_ceil(threads).max(min_chunk).max(1);
     if items.len() <= chunk {
         return Ok(vec![f(items)]);

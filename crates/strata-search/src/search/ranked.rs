@@ -49,7 +49,7 @@ pub(crate) struct FieldRanking {
     /// Their orders.
     pub orders: Arc<Vec<KeyOrder>>,
     /// The mapping of the shard's index.
-    pub mappings: Mappings,
+    pub mappings: Arc<Mappings>,
     /// `search_after`: only documents ranking strictly after these values.
     pub after: Option<Vec<SortValue>>,
     /// Compute scores and report the best one.

@@ -52,7 +52,7 @@ fn field_ranking_matches_a_full_sort() {
             let field = Arc::new(FieldRanking {
                 sort: sort.clone(),
                 orders: Arc::clone(&orders),
-                mappings: mappings.clone(),
+                mappings: Arc::new(mappings.clone()),
                 after: None,
                 track_scores: false,
                 runtime: Vec::new(),

@@ -240,17 +240,23 @@ fn count(segment: SegmentId, plan: &DistinctTerms, seen: &Seen) -> io::Result<Di
         let lg_k = precision_from_threshold(plan.threshold);
         return sketch(segment, &plan.column, seen, ordinals, lg_k).map(DistinctCount::Sketch);
     }
-    // The table is not needed for an exact count, but a later search
-    // touching more terms will want it.
-    if COUPONS.get(segment, &plan.column).is_none() {
-        warming::schedule(segment, &plan.column, &seen.column, true);
-    }
     let mut exact = DistinctCount::default();
+    if let Some(table) = COUPONS.get(segment, &plan.column) {
+        for ord in ordinals {
+            if let Some(&value) = table.get(ord as usize) {
+                exact.insert(value, plan.threshold);
+            }
+        }
+        return Ok(exact);
+    }
+    // Without a table the terms are looked up; the next search of the
+    // segment (a dashboard refreshing) finds the table the warming
+    // thread builds, and indexes it instead.
+    warming::schedule(segment, &plan.column, &seen.column, true);
     seen.column
         .dictionary()
         .sorted_ords_to_term_cb(&ordinals, |bytes| {
-            let (hash, coupon) = value_of(bytes);
-            exact.insert(hash, coupon, plan.threshold);
+            exact.insert(value_of(bytes), plan.threshold);
         })?;
     Ok(exact)
 }
@@ -284,8 +290,8 @@ fn sketch(
     match table {
         Some(table) => {
             for ord in ordinals {
-                if let Some(&coupon) = table.get(ord as usize) {
-                    sketch.update_with_coupon(coupon);
+                if let Some(value) = table.get(ord as usize) {
+                    sketch.update_with_coupon(value.coupon());
                 }
             }
         }

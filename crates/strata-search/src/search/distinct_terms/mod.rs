@@ -1,5 +1,6 @@
 //! `cardinality` of a `keyword` or `ip` field at the top level of `aggs`, computed
-//! with a per-segment table of term coupons kept across searches.
+//! with a per-segment table of term fingerprints (HyperLogLog coupon and
+//! hash) kept across searches.
 //!
 //! tantivy's cardinality collects the term ordinals the matching documents
 //! hold, then, per segment and per search, looks every distinct ordinal up
@@ -8,7 +9,8 @@
 //! the dictionary each time: three fifths of `content_issues`' cardinality
 //! search. Here the coupons of a segment's whole dictionary are computed
 //! once, in one sequential pass, and kept in a [`SegmentCache`] (as
-//! Elasticsearch keeps global ordinals), so a search only indexes a table.
+//! Elasticsearch keeps global ordinals), so a search only indexes a table,
+//! for an exact count as for a sketch.
 //! Where part of a large dictionary is touched and no table is cached,
 //! the terms touched are looked up as tantivy does, and the table is left
 //! to a background thread (`warming.rs`), which also builds the tables of

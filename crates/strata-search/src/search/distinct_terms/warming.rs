@@ -21,12 +21,12 @@
 use std::collections::{HashSet, VecDeque};
 use std::sync::{LazyLock, OnceLock};
 
-use datasketches::hll::Coupon;
 use parking_lot::{Condvar, Mutex};
 use tantivy::columnar::StrColumn;
 use tantivy::index::SegmentId;
 
 use super::coupons::{coupon_table, COUPONS};
+use crate::search::distinct_count::Fingerprint;
 use crate::shard::priority::IndexingPriority;
 
 /// Jobs waiting at most (a job holds its segment's column open).
@@ -93,7 +93,7 @@ pub(super) fn schedule(segment: SegmentId, column: &str, terms: &StrColumn, need
     if !started() {
         return false;
     }
-    let bytes = terms.dictionary().num_terms() * std::mem::size_of::<Coupon>();
+    let bytes = terms.dictionary().num_terms() * std::mem::size_of::<Fingerprint>();
     // A table a search needed may evict older ones, as a search building it
     // itself would; one built in case a later search needs it may not.
     if bytes == 0 || COUPONS.contains(segment, column) || (!needed && !COUPONS.fits(bytes)) {

@@ -111,6 +111,24 @@ impl Highlight {
         Ok(())
     }
 
+    /// Whether any hit can show a fragment: some field's query has a term
+    /// to highlight, or a field shows `no_match_size` characters without
+    /// one. Kibana's Discover asks for every field's highlights with a
+    /// query of `*` and a time range, which highlight nothing: its hits'
+    /// sources are then not parsed and walked for them.
+    pub(crate) fn can_show(&self, query: &ParsedQuery, tokenizers: &TokenizerManager) -> bool {
+        self.fields.iter().any(|(_, opts)| {
+            let mut terms = Vec::new();
+            collect_terms(
+                opts.query.as_ref().unwrap_or(query).json(),
+                tokenizers,
+                &mut terms,
+                0,
+            );
+            opts.no_match_size > 0 || !terms.is_empty()
+        })
+    }
+
     /// The `highlight` of one hit (`None` when nothing to show).
     pub(crate) fn hit(
         &self,

@@ -66,8 +66,7 @@ impl Scan for Cardinality {
             own.as_slice()
         };
         for key in keys {
-            let (hash, coupon) = value_of(&key.bytes());
-            acc.insert(hash, coupon, self.threshold);
+            acc.insert(value_of(&key.bytes()), self.threshold);
         }
     }
 

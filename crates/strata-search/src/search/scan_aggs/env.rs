@@ -31,7 +31,7 @@ pub struct ScanEnv<'a> {
 
 impl ScanEnv<'_> {
     /// The mapping of the first index.
-    pub fn mappings(&self) -> Mappings {
+    pub fn mappings(&self) -> Arc<Mappings> {
         self.indices
             .first()
             .map(|i| i.mappings())

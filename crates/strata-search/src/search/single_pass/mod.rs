@@ -62,7 +62,7 @@ pub(super) fn search_once(
     let after = req
         .search_after
         .as_ref()
-        .map(|v| sort::after_values(&effective_sort, v, first_mappings.as_ref()));
+        .map(|v| sort::after_values(&effective_sort, v, first_mappings.as_deref()));
     let descending = Arc::new(sort::key_orders(&effective_sort));
 
     let (geo, rest_aggs) = match &req.aggs {
@@ -71,7 +71,7 @@ pub(super) fn search_once(
     };
     let mut geo_fruit = (!geo.is_empty()).then(|| geo_aggs::GeoCollector::new(geo.clone()).empty());
     let (runtime, rest_aggs) =
-        runtime_aggs::split(rest_aggs, &req.scripted, first_mappings.as_ref())?;
+        runtime_aggs::split(rest_aggs, &req.scripted, first_mappings.as_deref())?;
     let runtime = Arc::new(runtime);
     let mut runtime_fruit = runtime_aggs::RuntimeAggsFruit::new(&runtime);
     let now = now_millis();
@@ -145,9 +145,7 @@ pub(super) fn search_once(
         rank_by.push(if by_score && after.is_none() {
             None
         } else {
-            let mapped = per_index
-                .last()
-                .map_or_else(|| Arc::new(mappings.clone()), |f| Arc::clone(&f.mappings));
+            let mapped = Arc::clone(&mappings);
             let runtime = effective_sort
                 .iter()
                 .map(|s| runtime_sort::RuntimeSort::of(&s.field, &req.scripted, &mapped))

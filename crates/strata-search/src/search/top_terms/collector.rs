@@ -1,7 +1,8 @@
 //! The tantivy collector of [`TopTerms`]: per segment, documents per term
 //! ordinal (and per pair of ordinals for the level below) in a counter
 //! indexed by ordinal; at harvest the `segment_size` largest are kept and
-//! named through one sorted pass over the term dictionary.
+//! named (`term_names`: a sorted pass over the term dictionary, or its
+//! cached table).
 
 use std::cmp::Reverse;
 use std::io;
@@ -9,12 +10,14 @@ use std::sync::Arc;
 
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::{Cardinality, StrColumn};
+use tantivy::index::SegmentId;
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::counter::Counter;
 use super::fruit::{TermCount, TermCounts, TopTermsFruit};
 use super::plan::TopTerms;
 use crate::search::sort::str_column;
+use crate::search::term_names;
 use crate::store::stored_values::read_rows;
 
 /// The collector of one search's [`TopTerms`].
@@ -31,6 +34,8 @@ impl TopTermsCollector {
 
 /// One level's column in a segment.
 struct LevelColumn {
+    /// The column's (field's) name.
+    name: String,
     column: StrColumn,
     /// One value per document: read by blocks.
     dense: bool,
@@ -41,10 +46,16 @@ struct LevelColumn {
 impl LevelColumn {
     fn open(segment: &SegmentReader, name: &str) -> tantivy::Result<Option<LevelColumn>> {
         Ok(str_column(segment, name)?.map(|column| LevelColumn {
+            name: name.to_string(),
             dense: column.ords().get_cardinality() == Cardinality::Full,
             terms: column.dictionary().num_terms() as u64,
             column,
         }))
+    }
+
+    /// The terms of `ords` (increasing) in `segment`, in that order.
+    fn names(&self, segment: SegmentId, ords: &[u64]) -> io::Result<Vec<String>> {
+        term_names::names(segment, &self.name, &self.column, ords)
     }
 
     /// The distinct ordinals of `doc`, in increasing order.
@@ -58,6 +69,7 @@ impl LevelColumn {
 
 /// One plan in one segment.
 struct SegmentTerms {
+    id: SegmentId,
     outer: LevelColumn,
     /// The level below; `None` too where the segment has no such column.
     inner: Option<LevelColumn>,
@@ -130,6 +142,7 @@ impl Collector for TopTermsCollector {
                 .as_ref()
                 .map_or(0, |i| outer.terms.saturating_mul(i.terms));
             segments.push(Some(SegmentTerms {
+                id: segment.segment_id(),
                 counts: Counter::new(outer.terms),
                 pairs: Counter::new(pair_keys),
                 outer,
@@ -216,21 +229,12 @@ fn keep_top(entries: &mut Vec<(u64, u32)>, keep: usize) -> (u64, u64) {
     cut
 }
 
-/// The terms of `ords` (increasing), in that order.
-fn names(column: &StrColumn, ords: &[u64]) -> io::Result<Vec<String>> {
-    let mut out = Vec::with_capacity(ords.len());
-    column.dictionary().sorted_ords_to_term_cb(ords, |bytes| {
-        out.push(String::from_utf8_lossy(bytes).into_owned());
-    })?;
-    Ok(out)
-}
-
 /// One segment's counts of `plan`, cut to each level's `segment_size`.
 fn harvest_plan(plan: &TopTerms, segment: &SegmentTerms) -> io::Result<TermCounts> {
     let mut outer = segment.counts.counted();
     let (sum_other, error_bound) = keep_top(&mut outer, plan.outer.segment_size);
     let ords: Vec<u64> = outer.iter().map(|e| e.0).collect();
-    let terms = names(&segment.outer.column, &ords)?;
+    let terms = segment.outer.names(segment.id, &ords)?;
     let mut inner_rows = match (&plan.inner, &segment.inner) {
         (Some(level), Some(column)) => inner_counts(segment, column, &ords, level.segment_size)?,
         _ => Vec::new(),
@@ -280,7 +284,7 @@ fn inner_counts(
     let mut ords: Vec<u64> = rows.iter().flatten().map(|e| e.0).collect();
     ords.sort_unstable();
     ords.dedup();
-    let terms = names(&column.column, &ords)?;
+    let terms = column.names(segment.id, &ords)?;
     let name_of = |b: u64| {
         let i = ords.binary_search(&b).ok()?;
         terms.get(i).cloned()
