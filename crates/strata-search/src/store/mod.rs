@@ -39,7 +39,7 @@ pub use files::SearchFiles;
 pub use node_store::NodeStore;
 pub(crate) use persist::Persisted;
 pub use schema::{json_term, KEYWORDS};
-pub(crate) use schema::{version_of, NestedFields, SchemaFields};
+pub(crate) use schema::{version_of, NestedFields, SchemaFields, VersionColumns};
 pub(crate) use shard_index::open_index;
 pub(crate) use storage::ShardStorage;
 pub use storage::{SearchStorage, DEFAULT_IDLE_AFTER};

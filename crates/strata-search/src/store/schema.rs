@@ -25,6 +25,7 @@
 //! neither. Indices created before these fields existed have no nested
 //! documents and refuse nested mappings.
 
+use tantivy::columnar::Column;
 use tantivy::schema::{
     Field, IndexRecordOption, JsonObjectOptions, NumericOptions, Schema, TextFieldIndexing,
     TextOptions, FAST, STORED,
@@ -179,10 +180,33 @@ impl SchemaFields {
 /// `(_version, _seq_no)` of document `doc` of `segment`, from their
 /// columns (which every index has; 0 for a document without them).
 pub(crate) fn version_of(segment: &SegmentReader, doc: DocId) -> tantivy::Result<(u64, u64)> {
-    let ff = segment.fast_fields();
-    let version = ff.u64("_version")?.first(doc).unwrap_or(0);
-    let seq_no = ff.u64("_seq_no")?.first(doc).unwrap_or(0);
-    Ok((version, seq_no))
+    Ok(VersionColumns::open(segment)?.get(doc))
+}
+
+/// The `_version` and `_seq_no` columns of one segment, opened once for
+/// the many documents a fetch reads from it (an open looks the column up
+/// by name in the segment's column dictionary).
+pub(crate) struct VersionColumns {
+    version: Column<u64>,
+    seq_no: Column<u64>,
+}
+
+impl VersionColumns {
+    /// The columns of `segment`.
+    pub(crate) fn open(segment: &SegmentReader) -> tantivy::Result<VersionColumns> {
+        let ff = segment.fast_fields();
+        Ok(VersionColumns {
+            version: ff.u64("_version")?,
+            seq_no: ff.u64("_seq_no")?,
+        })
+    }
+
+    /// `(_version, _seq_no)` of `doc` (0 for a document without them).
+    pub(crate) fn get(&self, doc: DocId) -> (u64, u64) {
+        let version = self.version.first(doc).unwrap_or(0);
+        let seq_no = self.seq_no.first(doc).unwrap_or(0);
+        (version, seq_no)
+    }
 }
 
 /// An untokenized, indexed string field without norms.

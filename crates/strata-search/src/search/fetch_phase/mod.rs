@@ -10,6 +10,10 @@
 //! the request fails only when every shard searched does ("all shards
 //! failed"), or on any other error.
 
+mod index_fetch;
+
+pub(crate) use index_fetch::IndexFetch;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -17,10 +21,8 @@ use serde::Serialize;
 use serde_json::value::{to_raw_value, RawValue};
 use serde_json::{json, Map, Value};
 use tantivy::schema::Value as _;
-use tantivy::{DocAddress, Searcher, TantivyDocument, TantivyError};
+use tantivy::{DocAddress, TantivyDocument, TantivyError};
 
-use super::docvalues::Resolved as DocvalueFields;
-use super::fetch_fields::ResolvedFields as FetchFields;
 use super::parallel;
 use super::pruned_source;
 use super::ranking::SortValues;
@@ -30,7 +32,6 @@ use crate::breaker::estimate;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::shard::PRIMARY_TERM;
-use crate::store::version_of;
 
 /// A hit chosen by the query phase.
 pub(crate) struct Candidate {
@@ -44,65 +45,6 @@ pub(crate) struct Candidate {
     pub score: f32,
     /// Sort values, when sorting by fields.
     pub values: Option<SortValues>,
-}
-
-/// What the fetch phase needs per searched index.
-pub(crate) struct IndexFetch {
-    /// `docvalue_fields` resolved against the index's mapping.
-    pub docvalues: DocvalueFields,
-    /// The `fields` option resolved against the index's mapping.
-    pub fetch: FetchFields,
-    /// The searchers the query phase used, one per shard.
-    pub searchers: Vec<Searcher>,
-    /// The index's mapping, for the doc values scripts read.
-    pub mappings: Arc<crate::mapping::Mappings>,
-    /// Why this index's hits cannot be fetched, found before any is.
-    pub failure: Option<SearchError>,
-    /// Whether the request's `highlight` can show anything in this index
-    /// (`Highlight::can_show`; false without one).
-    highlights: bool,
-}
-
-impl IndexFetch {
-    /// What fetching `index`'s hits needs; a request error (400) of this
-    /// index's mapping (`docvalue_fields`, `fields`, a highlighter type)
-    /// is kept as its failure, met by the shards with hits to fetch.
-    pub fn resolve(
-        index: &Arc<SearchIndex>,
-        req: &SearchRequest,
-        mappings: &Arc<crate::mapping::Mappings>,
-    ) -> Result<IndexFetch> {
-        let resolved = super::docvalues::resolve(&req.docvalue_fields, mappings).and_then(|d| {
-            let f = super::fetch_fields::resolve(&req.fetch_fields, mappings)?;
-            if let Some(h) = &req.highlight {
-                h.check(mappings)?;
-            }
-            Ok((d, f))
-        });
-        let (docvalues, fetch, failure) = match resolved {
-            Ok((d, f)) => (d, f, None),
-            Err(e) if e.status() == 400 => {
-                (DocvalueFields::default(), FetchFields::default(), Some(e))
-            }
-            Err(e) => return Err(e),
-        };
-        let tokenizers = index
-            .shards()
-            .first()
-            .map(|s| s.tantivy_index().tokenizers());
-        let highlights = match (&req.highlight, tokenizers) {
-            (Some(h), Some(tokenizers)) => h.can_show(&req.query, tokenizers),
-            _ => false,
-        };
-        Ok(IndexFetch {
-            docvalues,
-            fetch,
-            searchers: super::snapshot::searchers(req.snapshot.as_ref(), index),
-            mappings: Arc::clone(mappings),
-            failure,
-            highlights,
-        })
-    }
 }
 
 /// The fetched page: its hits, in order, and the shards whose fetch
@@ -135,6 +77,13 @@ pub(crate) fn hits(
     // Failures known before any hit is fetched, per index.
     let known: Vec<Option<SearchError>> = per_index.iter_mut().map(|f| f.failure.take()).collect();
     let known_failed: Vec<bool> = known.iter().map(Option::is_some).collect();
+    if req.version || req.seq_no_primary_term {
+        for (at, fetch) in per_index.iter_mut().enumerate() {
+            if !known_failed[at] && page.iter().any(|c| c.index == at) {
+                fetch.open_versions()?;
+            }
+        }
+    }
     let searched: usize = per_index.iter().map(|f| f.searchers.len()).sum();
     let per_index = &*per_index;
     let chunks = parallel::map_chunks(page, PARALLEL_FETCH, |chunk| {
@@ -352,13 +301,7 @@ fn one_hit(
             }
             (None, _) => None,
         };
-        let (version, seq_no) = match req.version || req.seq_no_primary_term {
-            true => {
-                let segment = fetch.searchers[c.shard].segment_reader(c.addr.segment_ord);
-                version_of(segment, c.addr.doc_id)?
-            }
-            false => (0, 0),
-        };
+        let (version, seq_no) = fetch.version_of(c);
         let hit = Hit {
             _index: index.name(),
             _id: keep_id.then(|| {

@@ -1,0 +1,104 @@
+//! What fetching one searched index's hits needs, resolved once per
+//! search against its mapping: `docvalue_fields`, `fields`, whether the
+//! highlight can show anything, and each segment's version columns.
+
+use std::sync::Arc;
+
+use tantivy::Searcher;
+
+use super::Candidate;
+use crate::error::{Result, SearchError};
+use crate::index::SearchIndex;
+use crate::search::docvalues::Resolved as DocvalueFields;
+use crate::search::fetch_fields::ResolvedFields as FetchFields;
+use crate::search::request::SearchRequest;
+use crate::store::VersionColumns;
+
+/// What the fetch phase needs per searched index.
+pub(crate) struct IndexFetch {
+    /// `docvalue_fields` resolved against the index's mapping.
+    pub docvalues: DocvalueFields,
+    /// The `fields` option resolved against the index's mapping.
+    pub fetch: FetchFields,
+    /// The searchers the query phase used, one per shard.
+    pub searchers: Vec<Searcher>,
+    /// The index's mapping, for the doc values scripts read.
+    pub mappings: Arc<crate::mapping::Mappings>,
+    /// Why this index's hits cannot be fetched, found before any is.
+    pub failure: Option<SearchError>,
+    /// Whether the request's `highlight` can show anything in this index
+    /// (`Highlight::can_show`; false without one).
+    pub(super) highlights: bool,
+    /// Per shard, per segment: `_version` and `_seq_no`, opened once per
+    /// fetch that shows them ([`IndexFetch::open_versions`]), not per hit.
+    versions: Vec<Vec<VersionColumns>>,
+}
+
+impl IndexFetch {
+    /// What fetching `index`'s hits needs; a request error (400) of this
+    /// index's mapping (`docvalue_fields`, `fields`, a highlighter type)
+    /// is kept as its failure, met by the shards with hits to fetch.
+    pub fn resolve(
+        index: &Arc<SearchIndex>,
+        req: &SearchRequest,
+        mappings: &Arc<crate::mapping::Mappings>,
+    ) -> Result<IndexFetch> {
+        let resolved =
+            crate::search::docvalues::resolve(&req.docvalue_fields, mappings).and_then(|d| {
+                let f = crate::search::fetch_fields::resolve(&req.fetch_fields, mappings)?;
+                if let Some(h) = &req.highlight {
+                    h.check(mappings)?;
+                }
+                Ok((d, f))
+            });
+        let (docvalues, fetch, failure) = match resolved {
+            Ok((d, f)) => (d, f, None),
+            Err(e) if e.status() == 400 => {
+                (DocvalueFields::default(), FetchFields::default(), Some(e))
+            }
+            Err(e) => return Err(e),
+        };
+        let tokenizers = index
+            .shards()
+            .first()
+            .map(|s| s.tantivy_index().tokenizers());
+        let highlights = match (&req.highlight, tokenizers) {
+            (Some(h), Some(tokenizers)) => h.can_show(&req.query, tokenizers),
+            _ => false,
+        };
+        Ok(IndexFetch {
+            docvalues,
+            fetch,
+            searchers: crate::search::snapshot::searchers(req.snapshot.as_ref(), index),
+            mappings: Arc::clone(mappings),
+            failure,
+            highlights,
+            versions: Vec::new(),
+        })
+    }
+
+    /// Opens every segment's version columns, for a page with hits of
+    /// this index that shows `_version` or `_seq_no`.
+    pub(super) fn open_versions(&mut self) -> Result<()> {
+        self.versions = self
+            .searchers
+            .iter()
+            .map(|s| {
+                s.segment_readers()
+                    .iter()
+                    .map(VersionColumns::open)
+                    .collect()
+            })
+            .collect::<tantivy::Result<_>>()?;
+        Ok(())
+    }
+
+    /// `(_version, _seq_no)` of `hit`; zeros when the columns were not
+    /// opened (the request shows neither).
+    pub(super) fn version_of(&self, hit: &Candidate) -> (u64, u64) {
+        self.versions
+            .get(hit.shard)
+            .and_then(|segments| segments.get(hit.addr.segment_ord as usize))
+            .map_or((0, 0), |columns| columns.get(hit.addr.doc_id))
+    }
+}
