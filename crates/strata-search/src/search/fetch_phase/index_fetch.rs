@@ -4,9 +4,8 @@
 
 use std::sync::Arc;
 
-use tantivy::Searcher;
+use tantivy::{DocAddress, Searcher};
 
-use super::Candidate;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::search::docvalues::Resolved as DocvalueFields;
@@ -93,12 +92,12 @@ impl IndexFetch {
         Ok(())
     }
 
-    /// `(_version, _seq_no)` of `hit`; zeros when the columns were not
+    /// `(_version, _seq_no)` of the hit at `addr` of `shard`; zeros when the columns were not
     /// opened (the request shows neither).
-    pub(super) fn version_of(&self, hit: &Candidate) -> (u64, u64) {
+    pub(super) fn version_of(&self, shard: usize, addr: DocAddress) -> (u64, u64) {
         self.versions
-            .get(hit.shard)
-            .and_then(|segments| segments.get(hit.addr.segment_ord as usize))
-            .map_or((0, 0), |columns| columns.get(hit.addr.doc_id))
+            .get(shard)
+            .and_then(|segments| segments.get(addr.segment_ord as usize))
+            .map_or((0, 0), |columns| columns.get(addr.doc_id))
     }
 }

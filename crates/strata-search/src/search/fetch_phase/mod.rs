@@ -301,7 +301,7 @@ fn one_hit(
             }
             (None, _) => None,
         };
-        let (version, seq_no) = fetch.version_of(c);
+        let (version, seq_no) = fetch.version_of(c.shard, c.addr);
         let hit = Hit {
             _index: index.name(),
             _id: keep_id.then(|| {
