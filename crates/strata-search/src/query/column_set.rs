@@ -8,7 +8,8 @@
 //! each wanted value is mapped to that type's `u64` order and looked up,
 //! so `5` finds `5.0` in an `f64` column and `5.5` finds nothing in an
 //! `i64` one. Indices whose numbers are also terms are answered the same
-//! way, so a query means the same in both.
+//! way, so a query means the same in both. A filter repeated on a large
+//! segment keeps its matches there (`filter_cache`).
 
 use std::sync::Arc;
 
@@ -19,12 +20,17 @@ use tantivy::query::{
 use tantivy::{BitSet, DocId, Score, SegmentReader};
 
 use super::filter::explain_filter;
+use super::filter_cache;
 use crate::mapping::document::FieldValue;
 
 /// Up to this many values are found by one range scan each (tantivy's
 /// `get_docids_for_value_range`, fast on bit-packed blocks); more by one
 /// pass over the column with a lookup per value read.
 const SCANS_MAX: usize = 8;
+
+/// Filters of up to this many values are kept per segment once repeated
+/// (`filter_cache`); longer lists are rarely sent twice.
+const CACHED_VALUES_MAX: usize = 64;
 
 /// Documents with one of `values` in the numeric column `column` (`f.<path>`).
 #[derive(Clone, Debug)]
@@ -54,6 +60,31 @@ struct ColumnSetWeight(ColumnSetQuery);
 impl Weight for ColumnSetWeight {
     fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
         let query = &self.0;
+        let found = match query.values.len() <= CACHED_VALUES_MAX {
+            true => {
+                let key = format!("{}|{:?}", query.column, query.values);
+                filter_cache::matches(reader, &key, || query.matches(reader))?
+            }
+            false => query.matches(reader)?,
+        };
+        Ok(match found {
+            Some(set) if set.len() > 0 => {
+                Box::new(ConstScorer::new(BitSetDocSet::from(set), boost))
+            }
+            _ => Box::new(EmptyScorer),
+        })
+    }
+
+    fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
+        explain_filter(self, reader, doc, "ColumnSetQuery")
+    }
+}
+
+impl ColumnSetQuery {
+    /// The documents of `reader` holding one of the values (`None`: the
+    /// segment has no such column).
+    fn matches(&self, reader: &SegmentReader) -> tantivy::Result<Option<BitSet>> {
+        let query = self;
         let mut found: Option<BitSet> = None;
         for handle in reader.fast_fields().dynamic_column_handles(&query.column)? {
             let ty = handle.column_type();
@@ -70,16 +101,7 @@ impl Weight for ColumnSetWeight {
             let set = found.get_or_insert_with(|| BitSet::with_max_value(reader.max_doc()));
             add_matches(&column, &keys, reader.max_doc(), set);
         }
-        Ok(match found {
-            Some(set) if set.len() > 0 => {
-                Box::new(ConstScorer::new(BitSetDocSet::from(set), boost))
-            }
-            _ => Box::new(EmptyScorer),
-        })
-    }
-
-    fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        explain_filter(self, reader, doc, "ColumnSetQuery")
+        Ok(found)
     }
 }
 

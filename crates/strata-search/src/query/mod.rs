@@ -3,11 +3,13 @@
 //! using the index mapping to pick the field and value type. Unknown
 //! queries and parameters are `parsing_exception`s, found by the parse.
 //!
-//! - `column_set`: exact numbers and dates, found in their columns.
+//! - `column_set`: exact numbers and dates, found in their columns;
+//!   `filter_cache`: the matches of such a filter repeated on a large segment.
 //! - `date_range`: `range` on dates, skipping by `zone_map` (per-block
 //!   smallest and largest value of a segment's date column).
 //! - `segment_cache`: what is derived from a segment's column (zone maps,
-//!   term coupons), kept across searches within a byte budget.
+//!   term fingerprints, filter matches), kept across searches within a
+//!   byte budget.
 //! - `date_math`: `now-1d/d`, `2024-01-01||+1M` in a time zone.
 //! - `compound`: `bool`, `constant_score`, `match_all`, `match_none`.
 //! - `full_text`: `match`, `match_phrase`, `multi_match`.
@@ -40,6 +42,7 @@ pub mod date_math;
 mod date_range;
 mod dis_max;
 mod filter;
+mod filter_cache;
 mod full_text;
 mod fuzzy;
 mod geo;
