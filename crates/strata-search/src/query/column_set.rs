@@ -84,11 +84,10 @@ impl ColumnSetQuery {
     /// The documents of `reader` holding one of the values (`None`: the
     /// segment has no such column).
     fn matches(&self, reader: &SegmentReader) -> tantivy::Result<Option<BitSet>> {
-        let query = self;
         let mut found: Option<BitSet> = None;
-        for handle in reader.fast_fields().dynamic_column_handles(&query.column)? {
+        for handle in reader.fast_fields().dynamic_column_handles(&self.column)? {
             let ty = handle.column_type();
-            let mut keys: Vec<u64> = query.values.iter().filter_map(|v| key(ty, v)).collect();
+            let mut keys: Vec<u64> = self.values.iter().filter_map(|v| key(ty, v)).collect();
             if keys.is_empty() {
                 continue;
             }
