@@ -10,6 +10,7 @@ use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::search::docvalues::Resolved as DocvalueFields;
 use crate::search::fetch_fields::ResolvedFields as FetchFields;
+use crate::search::highlight::HighlightTerms;
 use crate::search::request::SearchRequest;
 use crate::store::VersionColumns;
 
@@ -25,9 +26,9 @@ pub(crate) struct IndexFetch {
     pub mappings: Arc<crate::mapping::Mappings>,
     /// Why this index's hits cannot be fetched, found before any is.
     pub failure: Option<SearchError>,
-    /// Whether the request's `highlight` can show anything in this index
-    /// (`Highlight::can_show`; false without one).
-    pub(super) highlights: bool,
+    /// What the request's `highlight` tags in this index, when it can show
+    /// anything (`Highlight::terms`; `None` without one).
+    pub(super) highlights: Option<HighlightTerms>,
     /// Per shard, per segment: `_version` and `_seq_no`, opened once per
     /// fetch that shows them ([`IndexFetch::open_versions`]), not per hit.
     versions: Vec<Vec<VersionColumns>>,
@@ -62,8 +63,8 @@ impl IndexFetch {
             .first()
             .map(|s| s.tantivy_index().tokenizers());
         let highlights = match (&req.highlight, tokenizers) {
-            (Some(h), Some(tokenizers)) => h.can_show(&req.query, tokenizers),
-            _ => false,
+            (Some(h), Some(tokenizers)) => h.terms(&req.query, tokenizers),
+            _ => None,
         };
         Ok(IndexFetch {
             docvalues,

@@ -256,7 +256,7 @@ fn one_hit(
         // `docvalue_fields` alone only along their paths.
         let wants_fields = !fetch.docvalues.is_empty() || !fetch.fetch.is_empty();
         let full = || Some(serde_json::from_slice(stored).unwrap_or(Value::Null));
-        let parsed = if (verbatim.is_none() && keep_source) || fetch.highlights {
+        let parsed = if (verbatim.is_none() && keep_source) || fetch.highlights.is_some() {
             full()
         } else if !wants_fields {
             None
@@ -285,11 +285,11 @@ fn one_hit(
                 &mut values,
             )?;
         }
-        let highlight = match (&req.highlight, &parsed) {
-            (Some(h), Some(source)) if fetch.highlights => h.hit(
-                &req.query,
+        let highlight = match (&req.highlight, &fetch.highlights, &parsed) {
+            (Some(h), Some(terms), Some(source)) => h.hit(
+                terms,
                 source,
-                &index.mappings(),
+                &fetch.mappings,
                 index.shards()[c.shard].tantivy_index().tokenizers(),
             ),
             _ => None,

@@ -33,6 +33,11 @@ use fragments::field_fragments;
 use options::Options;
 use terms::{collect_terms, QueryTerm};
 
+/// What a search's query highlights, per field of its `highlight`
+/// ([`Highlight::terms`]).
+#[derive(Debug, Clone)]
+pub(crate) struct HighlightTerms(Vec<Vec<QueryTerm>>);
+
 /// A parsed `highlight`.
 #[derive(Debug, Clone)]
 pub(crate) struct Highlight {
@@ -111,44 +116,54 @@ impl Highlight {
         Ok(())
     }
 
-    /// Whether any hit can show a fragment: some field's query has a term
-    /// to highlight, or a field shows `no_match_size` characters without
-    /// one. Kibana's Discover asks for every field's highlights with a
-    /// query of `*` and a time range, which highlight nothing: its hits'
-    /// sources are then not parsed and walked for them.
-    pub(crate) fn can_show(&self, query: &ParsedQuery, tokenizers: &TokenizerManager) -> bool {
-        self.fields.iter().any(|(_, opts)| {
-            let mut terms = Vec::new();
-            collect_terms(
-                opts.query.as_ref().unwrap_or(query).json(),
-                tokenizers,
-                &mut terms,
-                0,
-            );
-            opts.no_match_size > 0 || !terms.is_empty()
-        })
-    }
-
-    /// The `highlight` of one hit (`None` when nothing to show).
-    pub(crate) fn hit(
+    /// The terms each field highlights, collected once per search from
+    /// its query (or its `highlight_query`); `None` when no hit can show a
+    /// fragment: no field's query has a term to highlight and none shows
+    /// `no_match_size` characters without one. Kibana's Discover asks for
+    /// every field's highlights with a query of `*` and a time range,
+    /// which highlight nothing: its hits' sources are then not parsed and
+    /// walked for them.
+    pub(crate) fn terms(
         &self,
         query: &ParsedQuery,
+        tokenizers: &TokenizerManager,
+    ) -> Option<HighlightTerms> {
+        let mut per_field: Vec<Vec<QueryTerm>> = Vec::with_capacity(self.fields.len());
+        for (i, (_, opts)) in self.fields.iter().enumerate() {
+            // Fields sharing a query share its terms.
+            let same = self.fields[..i]
+                .iter()
+                .position(|(_, earlier)| earlier.query.as_ref() == opts.query.as_ref());
+            let terms = match same {
+                Some(at) => per_field[at].clone(),
+                None => {
+                    let mut t = Vec::new();
+                    let q = opts.query.as_ref().unwrap_or(query);
+                    collect_terms(q.json(), tokenizers, &mut t, 0);
+                    t
+                }
+            };
+            per_field.push(terms);
+        }
+        let shows = self
+            .fields
+            .iter()
+            .zip(&per_field)
+            .any(|((_, opts), terms)| opts.no_match_size > 0 || !terms.is_empty());
+        shows.then_some(HighlightTerms(per_field))
+    }
+
+    /// The `highlight` of one hit (`None` when nothing to show), with the
+    /// search's `terms`.
+    pub(crate) fn hit(
+        &self,
+        terms: &HighlightTerms,
         source: &Value,
         mappings: &Mappings,
         tokenizers: &TokenizerManager,
     ) -> Option<Map<String, Value>> {
         let mut out = Map::new();
-        let mut terms_cache: Option<(Option<ParsedQuery>, Vec<QueryTerm>)> = None;
-        for (pattern, opts) in &self.fields {
-            let q = opts.query.as_ref().unwrap_or(query);
-            let terms = match &terms_cache {
-                Some((key, terms)) if key.as_ref() == opts.query.as_ref() => terms,
-                _ => {
-                    let mut t = Vec::new();
-                    collect_terms(q.json(), tokenizers, &mut t, 0);
-                    &terms_cache.insert((opts.query.clone(), t)).1
-                }
-            };
+        for ((pattern, opts), terms) in self.fields.iter().zip(&terms.0) {
             for (path, leaf) in mappings.leaf_paths() {
                 let text = matches!(leaf.ty, FieldType::Text);
                 if !(text || leaf.ty == FieldType::Keyword) {
