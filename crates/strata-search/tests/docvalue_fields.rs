@@ -139,3 +139,86 @@ fn bad_docvalue_fields_are_400() {
         assert_eq!(cause.es_type(), "illegal_argument_exception");
     }
 }
+
+/// Dates are read from their columns (several values sorted, each segment
+/// its own column, none for a document without one), dates in nested
+/// objects from the source; both as the source values parse.
+#[test]
+fn dates_from_columns_and_nested_dates_from_source() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = Catalog::open(tmp.path()).unwrap();
+    let index = catalog
+        .create_index(
+            "logs",
+            &json!({
+                "settings": {"number_of_shards": 1, "refresh_interval": "-1"},
+                "mappings": {"properties": {
+                    "seen": {"type": "date"},
+                    "visits": {"type": "nested", "properties": {"at": {"type": "date"}}}
+                }}
+            }),
+        )
+        .unwrap();
+    let docs = [
+        json!({"seen": ["2024-03-02T00:00:00Z", "2024-03-01T00:00:00.5Z"],
+               "visits": [{"at": "2024-01-02T00:00:00Z"}, {"at": "2024-01-01T00:00:00Z"}]}),
+        json!({"seen": 0}),
+        json!({"visits": {"at": 86_400_000}}),
+    ];
+    for (i, doc) in docs.iter().enumerate() {
+        let id = format!("d{i}");
+        index
+            .index_document(Some(&id), doc.to_string().as_bytes(), Precondition::None)
+            .unwrap();
+        // One segment per document.
+        index.refresh().unwrap();
+    }
+    let indices = catalog.resolve("logs").unwrap();
+    for source in [json!(true), json!(false)] {
+        let body = json!({"_source": source, "docvalue_fields": ["seen", "visits.at"]});
+        let resp = search(&indices, &SearchRequest::parse(&body).unwrap()).unwrap();
+        let mut got = serde_json::Map::new();
+        for hit in resp["hits"]["hits"].as_array().unwrap() {
+            let fields = hit.get("fields").cloned().unwrap_or(Value::Null);
+            got.insert(hit["_id"].as_str().unwrap().to_string(), fields);
+        }
+        let want = json!({
+            "d0": {"seen": ["2024-03-01T00:00:00.500Z", "2024-03-02T00:00:00.000Z"],
+                   "visits.at": ["2024-01-01T00:00:00.000Z", "2024-01-02T00:00:00.000Z"]},
+            "d1": {"seen": ["1970-01-01T00:00:00.000Z"]},
+            "d2": {"visits.at": ["1970-01-02T00:00:00.000Z"]}
+        });
+        assert_eq!(Value::Object(got), want, "_source {source}");
+    }
+
+    // A date mapped after a document was indexed has no doc value in it
+    // (Elasticsearch reads doc values, not the source); a new one does.
+    index.update_mappings(&json!({"dynamic": false})).unwrap();
+    index
+        .index_document(
+            Some("d3"),
+            br#"{"later": "2024-05-05T00:00:00Z"}"#,
+            Precondition::None,
+        )
+        .unwrap();
+    index
+        .update_mappings(&json!({"properties": {"later": {"type": "date"}}}))
+        .unwrap();
+    index
+        .index_document(
+            Some("d4"),
+            br#"{"later": "2024-06-06T00:00:00Z"}"#,
+            Precondition::None,
+        )
+        .unwrap();
+    index.refresh().unwrap();
+    let body = json!({"docvalue_fields": ["later"], "query": {"ids": {"values": ["d3", "d4"]}}});
+    let resp = search(&indices, &SearchRequest::parse(&body).unwrap()).unwrap();
+    let hits = resp["hits"]["hits"].as_array().unwrap();
+    let fields = |id: &str| {
+        let hit = hits.iter().find(|h| h["_id"] == id).unwrap();
+        hit.get("fields").cloned().unwrap_or(Value::Null)
+    };
+    assert_eq!(fields("d3"), Value::Null, "{resp}");
+    assert_eq!(fields("d4"), json!({"later": ["2024-06-06T00:00:00.000Z"]}));
+}

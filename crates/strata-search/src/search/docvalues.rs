@@ -4,8 +4,10 @@
 //!
 //! The request takes strings and `{"field": ..., "format": ...}` objects,
 //! mixed; field names may contain `*` wildcards, matched against the
-//! mapped fields. Values are read from the hit's `_source` and normalised
-//! through the field's mapping (the same values the fast fields hold):
+//! mapped fields. Dates outside nested objects are read from their
+//! columns (`fetch_phase`); other values from the hit's `_source`,
+//! normalised through the field's mapping (the same values the fast
+//! fields hold):
 //! keywords above `ignore_above` are left out, numbers and dates are
 //! parsed, text fields are refused as Elasticsearch refuses them.
 //!
@@ -156,7 +158,19 @@ pub(crate) fn matches(pattern: &str, name: &str) -> bool {
 /// Requested fields resolved against one index's mapping.
 #[derive(Debug, Clone, Default)]
 pub struct Resolved {
-    fields: Vec<(String, FieldMapping, DateOut)>,
+    fields: Vec<ResolvedField>,
+}
+
+/// One resolved field.
+#[derive(Debug, Clone)]
+struct ResolvedField {
+    name: String,
+    leaf: FieldMapping,
+    format: DateOut,
+    /// Read from its column, not the source: a date outside nested
+    /// objects, whose column holds exactly the millis its source values
+    /// parse to (those that parse), as Elasticsearch's doc values do.
+    from_column: bool,
 }
 
 /// Resolves patterns to mapped fields; text fields and formats on
@@ -190,8 +204,15 @@ pub fn resolve(requested: &[DocvalueField], mappings: &Mappings) -> Result<Resol
                     leaf.ty.name()
                 )));
             }
-            if !fields.iter().any(|(n, _, _)| n == &name) {
-                fields.push((name, leaf, req.format));
+            if !fields.iter().any(|f: &ResolvedField| f.name == name) {
+                let from_column =
+                    leaf.ty == FieldType::Date && mappings.nested_scope_of(&name, false).is_none();
+                fields.push(ResolvedField {
+                    name,
+                    leaf,
+                    format: req.format,
+                    from_column,
+                });
             }
         }
     }
@@ -297,24 +318,58 @@ impl Resolved {
         self.fields.is_empty()
     }
 
-    /// The source paths the fields are read from.
+    /// Whether some field is read from the source.
+    pub fn reads_source(&self) -> bool {
+        self.fields.iter().any(|f| !f.from_column)
+    }
+
+    /// The source paths the fields not read from columns are read from.
     pub fn paths(&self) -> Vec<&str> {
         self.fields
             .iter()
-            .map(|(name, _, _)| name.as_str())
+            .filter(|f| !f.from_column)
+            .map(|f| f.name.as_str())
             .collect()
     }
 
-    /// The `fields` object of a hit with this `_source`; fields without
-    /// values are left out.
-    pub fn fields(&self, source: &Value) -> Map<String, Value> {
+    /// The fields read from their (date, `i64` millis) columns: their
+    /// numbers in [`Resolved::fields`]' `column_values` and their names.
+    pub fn column_fields(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.from_column)
+            .map(|(at, f)| (at, f.name.as_str()))
+    }
+
+    /// The `fields` object of a hit: the column fields' values from
+    /// `column_values` (given a field's number), the others from `source`
+    /// (`None` when no field reads it); fields without values are left out.
+    pub fn fields(
+        &self,
+        source: Option<&Value>,
+        column_values: &mut dyn FnMut(usize, &mut Vec<i64>),
+    ) -> Map<String, Value> {
         let mut out = Map::new();
-        for (name, leaf, format) in &self.fields {
-            let mut raw = Vec::new();
-            source_values(source, name, &mut raw);
-            let values = convert(leaf, *format, &raw);
+        let mut millis = Vec::new();
+        for (at, field) in self.fields.iter().enumerate() {
+            let values = if field.from_column {
+                millis.clear();
+                column_values(at, &mut millis);
+                millis.sort_unstable();
+                millis
+                    .iter()
+                    .map(|&m| Value::String(field.format.write(&field.leaf, m)))
+                    .collect()
+            } else if let Some(source) = source {
+                let mut raw = Vec::new();
+                source_values(source, &field.name, &mut raw);
+                convert(&field.leaf, field.format, &raw)
+            } else {
+                continue;
+            };
             if !values.is_empty() {
-                out.insert(name.clone(), Value::Array(values));
+                out.insert(field.name.clone(), Value::Array(values));
             }
         }
         out
@@ -322,32 +377,5 @@ impl Resolved {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn wildcards_and_mixed_forms() {
-        assert!(matches("a*", "abc"));
-        assert!(matches("*.name", "agent.name"));
-        assert!(matches("a*c*e", "abcde"));
-        assert!(!matches("a*c", "abd"));
-        let list = parse(&json!(["x", {"field": "t", "format": "epoch_millis"}])).unwrap();
-        assert_eq!(list.len(), 2);
-        assert_eq!(list[1].format, DateOut::EpochMillis);
-        assert!(parse(&json!([{"field": "t", "format": "nope"}])).is_err());
-        assert!(parse(&json!([{"format": "date_time"}])).is_err());
-        assert!(parse(&json!([3])).is_err());
-    }
-
-    #[test]
-    fn source_paths() {
-        let src = json!({"a": {"b": [1, 2]}, "a.b": 3, "c": [{"d": "x"}, {"d": null}]});
-        let mut out = Vec::new();
-        source_values(&src, "a.b", &mut out);
-        assert_eq!(out.len(), 3);
-        out.clear();
-        source_values(&src, "c.d", &mut out);
-        assert_eq!(out, vec![&json!("x")]);
-    }
-}
+#[path = "docvalues_tests.rs"]
+mod tests;

@@ -20,7 +20,7 @@
 //! - `writer_op`: one operation for the tantivy writer (a leaf).
 //! - `in_flight`: the bound on documents queued for indexing (a leaf).
 //! - `refresh`: commits, flush, forced merges.
-//! - `sources`: stored sources shaped and read back.
+//! - `sources`: stored sources shaped and read back, the store readers.
 //! - `writer_slot`: the tantivy writer, created on the first write and
 //!   closed when the index goes idle.
 //! - [`priority`]: the nice value tantivy's indexing and merge threads run at.
@@ -41,13 +41,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
-use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{
-    DocAddress, DocSet, Index, IndexReader, Searcher, TantivyDocument, Term, TERMINATED,
-};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DocAddress, DocSet, Index, IndexReader, Searcher, Term, TERMINATED};
 
 use crate::error::{Result, SearchError};
 use crate::store::source_shapes::SourceShapes;
+use crate::store::stored_doc::StoreReaders;
 use crate::store::{open_index, version_of, SchemaFields, ShardStorage, TieredDirectory};
 use priority::IndexingPriority;
 use writer_op::WriterOp;
@@ -165,6 +164,8 @@ pub(crate) struct Shard {
     priority: IndexingPriority,
     /// The shapes its stored sources name (saved before each commit).
     shapes: SourceShapes,
+    /// The newest searcher generation's store readers (`sources`).
+    stores: Mutex<Option<Arc<StoreReaders>>>,
 }
 
 /// The commit payload: how far the translog and the sequence numbers go.
@@ -230,6 +231,7 @@ impl Shard {
             committer: Mutex::new(()),
             priority: storage.priority,
             shapes,
+            stores: Mutex::new(None),
         };
         Ok((shard, point))
     }
@@ -299,12 +301,10 @@ impl Shard {
 
     /// Loads the source and version of a document of `searcher`.
     pub(crate) fn load(&self, searcher: &Searcher, addr: DocAddress) -> Result<StoredDoc> {
-        let doc: TantivyDocument = searcher.doc(addr)?;
-        let stored = doc
-            .get_first(self.fields.source)
-            .and_then(|v| v.as_bytes())
-            .unwrap_or_default();
-        let source = self.source_of(stored)?.into_owned();
+        let doc = self
+            .store_readers(searcher)
+            .load(&self.fields, searcher, addr)?;
+        let source = self.source_of(doc.stored_source())?.into_owned();
         let segment = searcher.segment_reader(addr.segment_ord);
         let (version, seq_no) = version_of(segment, addr.doc_id)?;
         Ok(StoredDoc {

@@ -1,11 +1,16 @@
 //! A shard's stored sources: shaped by its [`SourceShapes`] when indexed,
-//! read back through them, and the table saved before each commit.
+//! read back through them, and the table saved before each commit; and
+//! the store readers its documents are loaded through ([`StoreReaders`]).
 
 use std::borrow::Cow;
+use std::sync::Arc;
+
+use tantivy::Searcher;
 
 use super::Shard;
 use crate::error::{Result, SearchError};
 use crate::store::source_shapes::SourceShapes;
+use crate::store::stored_doc::StoreReaders;
 
 impl Shard {
     /// The shapes of the shard's stored sources.
@@ -18,6 +23,25 @@ impl Shard {
         self.shapes
             .decode(stored)
             .map_err(|e| SearchError::io(format!("read a source of shard {}", self.number), e))
+    }
+
+    /// The store readers for documents of `searcher`: the shard's, shared
+    /// by every fetch of its newest generation, or new ones for an older
+    /// searcher (a point in time), kept by the caller for its fetch.
+    pub(crate) fn store_readers(&self, searcher: &Searcher) -> Arc<StoreReaders> {
+        let generation = searcher.generation().generation_id();
+        let mut current = self.stores.lock();
+        match current.as_ref() {
+            Some(readers) if readers.generation == generation => Arc::clone(readers),
+            Some(readers) if readers.generation > generation => {
+                Arc::new(StoreReaders::new(searcher))
+            }
+            _ => {
+                let readers = Arc::new(StoreReaders::new(searcher));
+                *current = Some(Arc::clone(&readers));
+                readers
+            }
+        }
     }
 
     /// Saves the shapes added since the last save (before a commit, which

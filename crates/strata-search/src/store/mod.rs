@@ -6,7 +6,8 @@
 //! reads them as the placement says (`disk_reads`): whole in DRAM, or in
 //! blocks (`cached_file`) through the node's budgeted `block_cache`.
 //! `stored_values` reads numeric columns through their stored `u64`s;
-//! `source_shapes` keeps each `_source` as a shared shape and its values.
+//! `source_shapes` keeps each `_source` as a shared shape and its values;
+//! `stored_doc` finds `_id` and `_source` in a stored document's bytes.
 //! `files`: the device-layer directories of search's own files; `disk`:
 //! a shard's persisted files on them, or (`node_store`, `set_device`) in
 //! the node's SSD store shared with the key-value engine.
@@ -27,6 +28,7 @@ mod set_device;
 mod shard_index;
 pub(crate) mod source_shapes;
 mod storage;
+pub(crate) mod stored_doc;
 pub mod stored_values;
 mod tier;
 mod tiered;

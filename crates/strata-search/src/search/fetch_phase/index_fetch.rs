@@ -1,9 +1,11 @@
 //! What fetching one searched index's hits needs, resolved once per
 //! search against its mapping: `docvalue_fields`, `fields`, whether the
-//! highlight can show anything, and each segment's version columns.
+//! highlight can show anything, each shard's store readers and each
+//! segment's version and `docvalue_fields` date columns.
 
 use std::sync::Arc;
 
+use tantivy::columnar::{Column, DynamicColumn, NumericalType};
 use tantivy::{DocAddress, Searcher};
 
 use crate::error::{Result, SearchError};
@@ -12,7 +14,12 @@ use crate::search::docvalues::Resolved as DocvalueFields;
 use crate::search::fetch_fields::ResolvedFields as FetchFields;
 use crate::search::highlight::HighlightTerms;
 use crate::search::request::SearchRequest;
-use crate::store::VersionColumns;
+use crate::search::sort::numeric_column;
+use crate::store::stored_doc::StoreReaders;
+use crate::store::{VersionColumns, KEYWORDS};
+
+/// One segment's `docvalue_fields` date columns, with their field numbers.
+type SegmentDates = Vec<(usize, Column<i64>)>;
 
 /// What the fetch phase needs per searched index.
 pub(crate) struct IndexFetch {
@@ -29,9 +36,15 @@ pub(crate) struct IndexFetch {
     /// What the request's `highlight` tags in this index, when it can show
     /// anything (`Highlight::terms`; `None` without one).
     pub(super) highlights: Option<HighlightTerms>,
+    /// Per shard: the store readers its hits are loaded through.
+    pub(super) stores: Vec<Arc<StoreReaders>>,
     /// Per shard, per segment: `_version` and `_seq_no`, opened once per
     /// fetch that shows them ([`IndexFetch::open_versions`]), not per hit.
     versions: Vec<Vec<VersionColumns>>,
+    /// Per shard, per segment: the date columns `docvalue_fields` reads,
+    /// with their field numbers in [`DocvalueFields::fields`], opened once
+    /// per fetch with hits of this index ([`IndexFetch::open_date_columns`]).
+    dates: Vec<Vec<SegmentDates>>,
 }
 
 impl IndexFetch {
@@ -66,14 +79,23 @@ impl IndexFetch {
             (Some(h), Some(tokenizers)) => h.terms(&req.query, tokenizers),
             _ => None,
         };
+        let searchers = crate::search::snapshot::searchers(req.snapshot.as_ref(), index);
+        let stores = index
+            .shards()
+            .iter()
+            .zip(&searchers)
+            .map(|(shard, searcher)| shard.store_readers(searcher))
+            .collect();
         Ok(IndexFetch {
             docvalues,
             fetch,
-            searchers: crate::search::snapshot::searchers(req.snapshot.as_ref(), index),
+            searchers,
+            stores,
             mappings: Arc::clone(mappings),
             failure,
             highlights,
             versions: Vec::new(),
+            dates: Vec::new(),
         })
     }
 
@@ -91,6 +113,58 @@ impl IndexFetch {
             })
             .collect::<tantivy::Result<_>>()?;
         Ok(())
+    }
+
+    /// Opens every segment's columns of the dates `docvalue_fields` reads,
+    /// for a page with hits of this index.
+    pub(super) fn open_date_columns(&mut self) {
+        let names: Vec<(usize, String)> = self
+            .docvalues
+            .column_fields()
+            .map(|(at, name)| (at, format!("{KEYWORDS}.{name}")))
+            .collect();
+        if names.is_empty() {
+            return;
+        }
+        self.dates = self
+            .searchers
+            .iter()
+            .map(|s| {
+                s.segment_readers()
+                    .iter()
+                    .map(|segment| {
+                        names
+                            .iter()
+                            .filter_map(|(at, name)| {
+                                match numeric_column(segment, name, NumericalType::I64) {
+                                    Some(DynamicColumn::I64(column)) => Some((*at, column)),
+                                    _ => None,
+                                }
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+    }
+
+    /// The values of the `docvalue_fields` date numbered `at` of the hit at
+    /// `addr` of `shard`, into `out` (none when its segment has no such
+    /// column, or the columns were not opened).
+    pub(super) fn date_values(
+        &self,
+        shard: usize,
+        addr: DocAddress,
+        at: usize,
+        out: &mut Vec<i64>,
+    ) {
+        let columns = self
+            .dates
+            .get(shard)
+            .and_then(|segments| segments.get(addr.segment_ord as usize));
+        if let Some((_, column)) = columns.and_then(|c| c.iter().find(|(n, _)| *n == at)) {
+            out.extend(column.values_for_doc(addr.doc_id));
+        }
     }
 
     /// `(_version, _seq_no)` of the hit at `addr` of `shard`; zeros when the columns were not

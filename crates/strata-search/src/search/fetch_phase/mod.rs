@@ -20,8 +20,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::value::{to_raw_value, RawValue};
 use serde_json::{json, Map, Value};
-use tantivy::schema::Value as _;
-use tantivy::{DocAddress, TantivyDocument, TantivyError};
+use tantivy::{DocAddress, TantivyError};
 
 use super::parallel;
 use super::pruned_source;
@@ -77,12 +76,14 @@ pub(crate) fn hits(
     // Failures known before any hit is fetched, per index.
     let known: Vec<Option<SearchError>> = per_index.iter_mut().map(|f| f.failure.take()).collect();
     let known_failed: Vec<bool> = known.iter().map(Option::is_some).collect();
-    if req.version || req.seq_no_primary_term {
-        for (at, fetch) in per_index.iter_mut().enumerate() {
-            if !known_failed[at] && page.iter().any(|c| c.index == at) {
-                fetch.open_versions()?;
-            }
+    for (at, fetch) in per_index.iter_mut().enumerate() {
+        if known_failed[at] || !page.iter().any(|c| c.index == at) {
+            continue;
         }
+        if req.version || req.seq_no_primary_term {
+            fetch.open_versions()?;
+        }
+        fetch.open_date_columns();
     }
     let searched: usize = per_index.iter().map(|f| f.searchers.len()).sum();
     let per_index = &*per_index;
@@ -233,13 +234,9 @@ fn one_hit(
         Some(StoredFields::Names { source_requested }) => (true, *source_requested),
     };
     {
-        let doc: TantivyDocument = fetch.searchers[c.shard].doc(c.addr)?;
         let shard = &index.shards()[c.shard];
-        let raw = doc
-            .get_first(shard.fields().source)
-            .and_then(|v| v.as_bytes())
-            .unwrap_or_default();
-        let source = shard.source_of(raw)?;
+        let doc = fetch.stores[c.shard].load(shard.fields(), &fetch.searchers[c.shard], c.addr)?;
+        let source = shard.source_of(doc.stored_source())?;
         let stored: &[u8] = &source;
         // The loaded document and its parsed form while the hit is
         // shaped; then the hit's bytes until the reply is sent.
@@ -255,10 +252,11 @@ fn one_hit(
         // for a whole source (or none) without fields, for
         // `docvalue_fields` alone only along their paths.
         let wants_fields = !fetch.docvalues.is_empty() || !fetch.fetch.is_empty();
+        let fields_read_source = fetch.docvalues.reads_source() || !fetch.fetch.is_empty();
         let full = || Some(serde_json::from_slice(stored).unwrap_or(Value::Null));
         let parsed = if (verbatim.is_none() && keep_source) || fetch.highlights.is_some() {
             full()
-        } else if !wants_fields {
+        } else if !fields_read_source {
             None
         } else if fetch.fetch.is_empty() {
             Some(pruned_source::parse(stored, &fetch.docvalues.paths()))
@@ -266,9 +264,12 @@ fn one_hit(
             full()
         };
         let mut values = Map::new();
-        if let (true, Some(source)) = (wants_fields, &parsed) {
-            values = fetch.docvalues.fields(source);
-            fetch.fetch.add_to(source, &mut values);
+        if wants_fields {
+            let mut dates = |at, out: &mut Vec<i64>| fetch.date_values(c.shard, c.addr, at, out);
+            values = fetch.docvalues.fields(parsed.as_ref(), &mut dates);
+            if let Some(source) = &parsed {
+                fetch.fetch.add_to(source, &mut values);
+            }
         }
         if !req.scripted.is_empty() {
             let segment = fetch.searchers[c.shard].segment_reader(c.addr.segment_ord);
@@ -304,11 +305,7 @@ fn one_hit(
         let (version, seq_no) = fetch.version_of(c.shard, c.addr);
         let hit = Hit {
             _index: index.name(),
-            _id: keep_id.then(|| {
-                doc.get_first(shard.fields().id)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-            }),
+            _id: keep_id.then(|| doc.id()),
             _version: req.version.then(|| json!(version)),
             _seq_no: req.seq_no_primary_term.then(|| json!(seq_no)),
             _primary_term: req.seq_no_primary_term.then_some(PRIMARY_TERM),
