@@ -221,6 +221,17 @@ fn chunk_hits(
     Ok(hits)
 }
 
+/// How far a hit's source is parsed.
+#[derive(Clone, Copy)]
+enum Parse {
+    /// Not at all (returned as stored, or not returned).
+    Not,
+    /// Along the `docvalue_fields` paths read from it.
+    Pruned,
+    /// Whole.
+    Full,
+}
+
 /// One hit, loaded and shaped.
 fn one_hit(
     index: &SearchIndex,
@@ -238,30 +249,35 @@ fn one_hit(
         let doc = fetch.stores[c.shard].load(shard.fields(), &fetch.searchers[c.shard], c.addr)?;
         let source = shard.source_of(doc.stored_source())?;
         let stored: &[u8] = &source;
-        // The loaded document and its parsed form while the hit is
-        // shaped; then the hit's bytes until the reply is sent.
-        let shaping = req.memory.part();
-        shaping.reserve(
-            stored.len() as u64 + estimate::parsed_json(stored),
-            "<fetch_phase>",
-        )?;
         let verbatim = (keep_source && req.source.is_whole())
             .then(|| serde_json::from_slice::<&RawValue>(stored).ok())
             .flatten();
         // The source is parsed only as far as it is needed: not at all
-        // for a whole source (or none) without fields, for
+        // for a whole source (or none) without fields read from it, for
         // `docvalue_fields` alone only along their paths.
         let wants_fields = !fetch.docvalues.is_empty() || !fetch.fetch.is_empty();
         let fields_read_source = fetch.docvalues.reads_source() || !fetch.fetch.is_empty();
-        let full = || Some(serde_json::from_slice(stored).unwrap_or(Value::Null));
-        let parsed = if (verbatim.is_none() && keep_source) || fetch.highlights.is_some() {
-            full()
+        let parse = if (verbatim.is_none() && keep_source) || fetch.highlights.is_some() {
+            Parse::Full
         } else if !fields_read_source {
-            None
+            Parse::Not
         } else if fetch.fetch.is_empty() {
-            Some(pruned_source::parse(stored, &fetch.docvalues.paths()))
+            Parse::Pruned
         } else {
-            full()
+            Parse::Full
+        };
+        // The loaded document and its parsed form (if it is parsed) while
+        // the hit is shaped; then the hit's bytes until the reply is sent.
+        let parsed_bytes = match parse {
+            Parse::Not => 0,
+            Parse::Pruned | Parse::Full => estimate::parsed_json(stored),
+        };
+        let shaping = req.memory.part();
+        shaping.reserve(stored.len() as u64 + parsed_bytes, "<fetch_phase>")?;
+        let parsed = match parse {
+            Parse::Not => None,
+            Parse::Pruned => Some(pruned_source::parse(stored, &fetch.docvalues.paths())),
+            Parse::Full => Some(serde_json::from_slice(stored).unwrap_or(Value::Null)),
         };
         let mut values = Map::new();
         if wants_fields {
