@@ -12,6 +12,8 @@ mod aliases_templates;
 mod bucket_subaggs;
 #[path = "calendar_aggs.rs"]
 mod calendar_aggs;
+#[path = "compat_aggs.rs"]
+mod compat_aggs;
 #[path = "concurrent_refresh.rs"]
 mod concurrent_refresh;
 #[path = "date_ranges.rs"]

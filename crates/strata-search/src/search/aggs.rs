@@ -226,6 +226,7 @@ fn translate_at<'n>(
                     | TypedParams::Pipeline(_)
                     | TypedParams::BucketScript(_)
                     | TypedParams::WeightedAvg(_)
+                    | TypedParams::PercentileRanks(_)
                     | TypedParams::RareTerms(_)
                     | TypedParams::SignificantTerms(_)
                     | TypedParams::Composite(_)

@@ -21,6 +21,8 @@ pub enum AggKind {
     ExtendedStats,
     /// `percentiles`.
     Percentiles,
+    /// `percentile_ranks`.
+    PercentileRanks,
     /// `cardinality`.
     Cardinality,
     /// `weighted_avg`.
@@ -103,6 +105,7 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::Stats, "stats"),
     (AggKind::ExtendedStats, "extended_stats"),
     (AggKind::Percentiles, "percentiles"),
+    (AggKind::PercentileRanks, "percentile_ranks"),
     (AggKind::Cardinality, "cardinality"),
     (AggKind::WeightedAvg, "weighted_avg"),
     (AggKind::Terms, "terms"),
@@ -146,7 +149,8 @@ impl AggKind {
         NAMES.iter().find(|(_, n)| *n == name).map(|(k, _)| *k)
     }
 
-    /// Whether it may have sub-aggregations: the metrics, `top_hits`,
+    /// Whether it may have sub-aggregations: the metrics (`percentile_ranks`
+    /// among them), `top_hits`,
     /// `geo_centroid`, `geo_bounds` and the pipelines may not, even an empty `aggs`
     /// (Elasticsearch refuses the key itself).
     pub fn takes_subs(self) -> bool {
@@ -160,6 +164,7 @@ impl AggKind {
                 | Stats
                 | ExtendedStats
                 | Percentiles
+                | PercentileRanks
                 | Cardinality
                 | WeightedAvg
                 | TopHits

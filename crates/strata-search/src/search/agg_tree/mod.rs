@@ -1,7 +1,8 @@
 //! The `aggs` of a search request parsed once into a tree of [`AggNode`]s:
 //! each aggregation's name, its kind ([`AggKind`]), its kind's parameters
 //! (JSON, and typed for the numeric metrics, [`MetricParams`],
-//! `percentiles`, [`PercentilesParams`], `cardinality`,
+//! `percentiles`, [`PercentilesParams`], `percentile_ranks`,
+//! [`PercentileRanksParams`], `cardinality`,
 //! [`CardinalityParams`], `terms`, [`TermsParams`], `histogram`,
 //! [`HistogramParams`], `date_histogram`, [`DateHistogramParams`], and the
 //! parent pipelines `derivative`, `cumulative_sum` and `bucket_sort`,
@@ -66,6 +67,7 @@ mod metric;
 mod missing;
 mod moving_fn;
 mod nested;
+mod percentile_ranks;
 mod percentiles;
 mod pipeline;
 mod range;
@@ -94,6 +96,7 @@ pub use self::metric::MetricParams;
 pub use self::missing::MissingParams;
 pub use self::moving_fn::MovingFnParams;
 pub use self::nested::NestedParams;
+pub use self::percentile_ranks::PercentileRanksParams;
 pub use self::percentiles::PercentilesParams;
 pub(crate) use self::pipeline::check_parent;
 pub use self::pipeline::{GapPolicy, PipelineParams, SortKey};

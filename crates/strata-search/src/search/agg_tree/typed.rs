@@ -7,9 +7,9 @@ use serde_json::Value;
 use super::{
     AggKind, BucketScriptParams, CardinalityParams, CompositeParams, DateHistogramParams,
     FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams, GeoGridParams, GridSystem,
-    HistogramParams, MetricParams, MissingParams, MovingFnParams, NestedParams, PercentilesParams,
-    PipelineParams, RangeParams, RareTermsParams, SiblingParams, SignificantTermsParams,
-    TermsParams, TopHitsParams, WeightedAvgParams,
+    HistogramParams, MetricParams, MissingParams, MovingFnParams, NestedParams,
+    PercentileRanksParams, PercentilesParams, PipelineParams, RangeParams, RareTermsParams,
+    SiblingParams, SignificantTermsParams, TermsParams, TopHitsParams, WeightedAvgParams,
 };
 use crate::error::{Result, SearchError};
 
@@ -22,6 +22,8 @@ pub enum TypedParams {
     Metric(MetricParams),
     /// `percentiles`.
     Percentiles(PercentilesParams),
+    /// `percentile_ranks`.
+    PercentileRanks(PercentileRanksParams),
     /// `cardinality`.
     Cardinality(CardinalityParams),
     /// `terms`.
@@ -80,6 +82,9 @@ impl TypedParams {
         Ok(match kind {
             AggKind::Percentiles => {
                 TypedParams::Percentiles(PercentilesParams::parse(name, params)?)
+            }
+            AggKind::PercentileRanks => {
+                TypedParams::PercentileRanks(PercentileRanksParams::parse(name, params)?)
             }
             AggKind::Cardinality => {
                 TypedParams::Cardinality(CardinalityParams::parse(name, params)?)
@@ -157,6 +162,7 @@ impl TypedParams {
             | TypedParams::Global => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
+            TypedParams::PercentileRanks(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),
             TypedParams::Terms(t) => Some(t.field()),
             TypedParams::Histogram(h) => Some(h.field()),

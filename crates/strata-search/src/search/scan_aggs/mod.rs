@@ -9,6 +9,7 @@
 //!   score against the whole index or a `background_filter`);
 //! - `composite` (`terms`, `histogram`, `date_histogram` sources, `after`
 //!   paging), its buckets' sub-aggregations one search each.
+//! - `percentile_ranks`, on the log histogram of `percentiles`.
 //!
 //! Every accumulator is bounded: distinct values are capped
 //! ([`MAX_DISTINCT`]), composite keeps the page it returns.
@@ -16,6 +17,7 @@
 mod cardinality;
 mod composite;
 mod env;
+mod percentile_ranks;
 mod terms_scans;
 pub mod values;
 mod weighted_avg;
@@ -34,6 +36,7 @@ pub const KINDS: &[&str] = &[
     "rare_terms",
     "significant_terms",
     "composite",
+    "percentile_ranks",
 ];
 
 /// Whether a `cardinality` is computed here rather than by
@@ -100,6 +103,12 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
             TypedParams::Composite(c) => composite::Composite::new(name, c, mappings).map(|_| ()),
             _ => Err(unparsed(name, kind)),
         },
+        "percentile_ranks" => match &node.typed {
+            TypedParams::PercentileRanks(p) => {
+                percentile_ranks::PercentileRanks::new(p, mappings).map(|_| ())
+            }
+            _ => Err(unparsed(name, kind)),
+        },
         _ => Err(SearchError::illegal(format!(
             "aggregation type [{kind}] of [{name}] is not supported by this server"
         ))),
@@ -144,6 +153,12 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
             }
             _ => Err(unparsed(name, kind)),
         },
+        "percentile_ranks" => match &node.typed {
+            TypedParams::PercentileRanks(p) => {
+                percentile_ranks::PercentileRanks::new(p, &mappings)?.run(env)
+            }
+            _ => Err(unparsed(name, kind)),
+        },
         _ => Err(SearchError::illegal(format!(
             "aggregation type [{kind}] of [{name}] is not supported by this server"
         ))),
@@ -151,7 +166,7 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
 }
 
 /// A typed kind (`cardinality`, `weighted_avg`, `rare_terms`,
-/// `significant_terms`, `composite`) whose node carries no typed parameters: the
+/// `significant_terms`, `composite`, `percentile_ranks`) whose node carries no typed parameters: the
 /// tree's parse types every one, so this does not come.
 fn unparsed(name: &str, kind: &str) -> SearchError {
     SearchError::illegal(format!("[{kind}] aggregation [{name}] was not parsed"))
