@@ -1,4 +1,4 @@
-//! The replies of `percentile_ranks` over HTTP, shape for shape as
+//! The replies of `percentile_ranks` and `top_metrics` over HTTP, shape for shape as
 //! Elasticsearch 8 gives them: keyed and unkeyed, at the top level and
 //! under `terms` and `date_histogram` buckets, on a date field, with
 //! `missing`, and the 400s bad requests get.
@@ -189,5 +189,82 @@ async fn percentile_ranks_refusals() {
         &r,
         "illegal_argument_exception",
         "Text fields are not optimised for operations",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn top_metrics_replies() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    let out = aggs(
+        &s,
+        json!({
+            "best": {"top_metrics": {"metrics": [{"field": "price"}, {"field": "t"},
+                                                 {"field": "flag"}, {"field": "tag"}],
+                                     "sort": {"int": "desc"}}},
+            "tags": {"terms": {"field": "tag"},
+                     "aggs": {"tm": {"top_metrics": {"metrics": {"field": "int"},
+                                                     "sort": {"price": "desc"}, "size": 2}}}},
+            "days": {"date_histogram": {"field": "t", "calendar_interval": "day"},
+                     "aggs": {"tm": {"top_metrics": {"metrics": {"field": "price"},
+                                                     "sort": {"price": "asc"}}}}},
+            "latest": {"top_metrics": {"metrics": {"field": "int"}, "sort": {"t": "desc"}}}
+        }),
+    )
+    .await;
+    let day = |i: i64, count: u64, tm: Value| {
+        json!({"key_as_string": format!("2024-01-0{}T00:00:00.000Z", i + 1),
+               "key": JAN1 + i * DAY, "doc_count": count, "tm": tm})
+    };
+    let at = |i: i64| format!("2024-01-0{}T00:00:00.000Z", i + 1);
+    assert_eq!(
+        out,
+        json!({
+            "best": {"top": [{"sort": [151], "metrics": {"price": 4.5, "t": at(2),
+                                                          "flag": true, "tag": "foo"}}]},
+            "tags": {"doc_count_error_upper_bound": 0, "sum_other_doc_count": 0, "buckets": [
+                {"key": "foo", "doc_count": 3, "tm": {"top": [
+                    {"sort": [4.5], "metrics": {"int": 151}},
+                    {"sort": [2.5], "metrics": {"int": 51}}]}},
+                // The document without `int` sorts first by price: null.
+                {"key": "bar", "doc_count": 2, "tm": {"top": [
+                    {"sort": [5.5], "metrics": {"int": null}},
+                    {"sort": [3.5], "metrics": {"int": 101}}]}}
+            ]},
+            "days": {"buckets": [
+                day(0, 2, json!({"top": [{"sort": [1.5], "metrics": {"price": 1.5}}]})),
+                day(1, 2, json!({"top": [{"sort": [2.5], "metrics": {"price": 2.5}}]})),
+                day(2, 1, json!({"top": [{"sort": [4.5], "metrics": {"price": 4.5}}]})),
+            ]},
+            // Sorted by a date: the sort value in the field's format.
+            "latest": {"top": [{"sort": [at(2)], "metrics": {"int": 151}}]}
+        }),
+        "{out}"
+    );
+    let r = s
+        .json(
+            "POST",
+            "/m/_search",
+            Some(json!({"size": 0, "aggs": {"tm": {"top_metrics": {
+                "metrics": {"field": "int"}, "sort": {"int": "asc"}, "size": 11}}}})),
+        )
+        .await;
+    assert_error(
+        &r,
+        "illegal_argument_exception",
+        "[top_metrics.size] must not be more than [10] but was [11]. This limit can be set by changing the [index.top_metrics_max_size] index level setting.",
+    );
+    let r = s
+        .json(
+            "POST",
+            "/m/_search",
+            Some(json!({"size": 0, "aggs": {"tm": {"top_metrics": {
+                "metrics": {"field": "int"}, "sort": {"tag": "asc"}}}}})),
+        )
+        .await;
+    assert_error(
+        &r,
+        "illegal_argument_exception",
+        "error building sort for field [tag] of type [keyword] in index [m]: only supported on numeric fields",
     );
 }

@@ -36,7 +36,7 @@
 //!   calendars and zones; `missing_bucket`: histograms' `missing`.
 //! - `nested_aggs`: the `nested` and `reverse_nested` aggregations, passes
 //!   over another level's documents (`doc_scope`).
-//! - `top_hits`, `deferred`: sub-aggregations computed per bucket;
+//! - `top_hits`, `top_metrics`, `deferred`: sub-aggregations computed per bucket;
 //!   `passes`: the extra searches those and calendar histograms need,
 //!   started through `reentry` (the entry points as function pointers, so
 //!   no module below this one imports it).
@@ -106,6 +106,7 @@ mod term_names;
 pub mod time_buckets;
 pub mod time_zone;
 pub mod top_hits;
+mod top_metrics;
 mod top_terms;
 mod zone_ranking;
 use std::sync::Arc;

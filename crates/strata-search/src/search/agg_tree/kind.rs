@@ -57,6 +57,8 @@ pub enum AggKind {
     ReverseNested,
     /// `top_hits`.
     TopHits,
+    /// `top_metrics`.
+    TopMetrics,
     /// `geo_centroid`.
     GeoCentroid,
     /// `geohash_grid`.
@@ -123,6 +125,7 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::Nested, "nested"),
     (AggKind::ReverseNested, "reverse_nested"),
     (AggKind::TopHits, "top_hits"),
+    (AggKind::TopMetrics, "top_metrics"),
     (AggKind::GeoCentroid, "geo_centroid"),
     (AggKind::GeohashGrid, "geohash_grid"),
     (AggKind::GeotileGrid, "geotile_grid"),
@@ -150,7 +153,7 @@ impl AggKind {
     }
 
     /// Whether it may have sub-aggregations: the metrics (`percentile_ranks`
-    /// among them), `top_hits`,
+    /// among them), `top_hits`, `top_metrics`,
     /// `geo_centroid`, `geo_bounds` and the pipelines may not, even an empty `aggs`
     /// (Elasticsearch refuses the key itself).
     pub fn takes_subs(self) -> bool {
@@ -168,6 +171,7 @@ impl AggKind {
                 | Cardinality
                 | WeightedAvg
                 | TopHits
+                | TopMetrics
                 | GeoCentroid
                 | GeoBounds
                 | Derivative

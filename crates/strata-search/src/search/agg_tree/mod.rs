@@ -31,7 +31,9 @@
 //! below the enclosing scope, is their pass's),
 //! `top_hits`, [`TopHitsParams`] (its sort fields and
 //! `docvalue_fields` as written: the per-bucket search checks them
-//! against the mapping as any search does), and `filter` and `filters`,
+//! against the mapping as any search does), `top_metrics`,
+//! [`TopMetricsParams`] (its one sort and its metrics' fields as written,
+//! `size` within `index.top_metrics_max_size`), and `filter` and `filters`,
 //! [`FilterParams`] and [`FiltersParams`].
 //! The queries inside aggregations (`filter`'s, `filters`', the
 //! `background_filter`) are parsed here, once, into `ParsedQuery`s: the
@@ -78,6 +80,7 @@ mod source;
 mod term_values;
 mod terms;
 mod top_hits;
+mod top_metrics;
 mod typed;
 mod weighted_avg;
 
@@ -107,6 +110,7 @@ pub use self::significant_terms::{Heuristic, SignificantTermsParams};
 pub use self::term_values::TermValues;
 pub use self::terms::TermsParams;
 pub use self::top_hits::TopHitsParams;
+pub use self::top_metrics::TopMetricsParams;
 pub use self::typed::TypedParams;
 pub use self::weighted_avg::{WeightedAvgParams, WeightedSide};
 use crate::error::{QueryStep, Result, SearchError};

@@ -9,7 +9,8 @@ use super::{
     FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams, GeoGridParams, GridSystem,
     HistogramParams, MetricParams, MissingParams, MovingFnParams, NestedParams,
     PercentileRanksParams, PercentilesParams, PipelineParams, RangeParams, RareTermsParams,
-    SiblingParams, SignificantTermsParams, TermsParams, TopHitsParams, WeightedAvgParams,
+    SiblingParams, SignificantTermsParams, TermsParams, TopHitsParams, TopMetricsParams,
+    WeightedAvgParams,
 };
 use crate::error::{Result, SearchError};
 
@@ -58,6 +59,8 @@ pub enum TypedParams {
     Nested(NestedParams),
     /// `top_hits`.
     TopHits(TopHitsParams),
+    /// `top_metrics`.
+    TopMetrics(TopMetricsParams),
     /// `filter`.
     Filter(FilterParams),
     /// `filters`.
@@ -118,6 +121,7 @@ impl TypedParams {
                 TypedParams::Nested(NestedParams::parse(k, name, params)?)
             }
             AggKind::TopHits => TypedParams::TopHits(TopHitsParams::parse(name, params)?),
+            AggKind::TopMetrics => TypedParams::TopMetrics(TopMetricsParams::parse(name, params)?),
             AggKind::Filter => TypedParams::Filter(FilterParams::parse(name, params)?),
             AggKind::Global => global(name, params, parent)?,
             AggKind::Filters => TypedParams::Filters(FiltersParams::parse(name, params)?),
@@ -145,6 +149,7 @@ impl TypedParams {
     /// The field of a typed kind's parameters (`None`: untyped, or no
     /// single field: a pipeline, a bucket script, a `weighted_avg`, a
     /// `composite`, a `nested` or `reverse_nested`, a `top_hits`, a
+    /// `top_metrics`, a
     /// `filter`, a `filters`).
     pub fn field(&self) -> Option<&str> {
         match self {
@@ -155,6 +160,7 @@ impl TypedParams {
             | TypedParams::Composite(_)
             | TypedParams::Nested(_)
             | TypedParams::TopHits(_)
+            | TypedParams::TopMetrics(_)
             | TypedParams::Filter(_)
             | TypedParams::Filters(_)
             | TypedParams::Sibling(_)
