@@ -1,4 +1,4 @@
-//! The replies of `percentile_ranks` and `top_metrics` over HTTP, shape for shape as
+//! The replies of `percentile_ranks`, `top_metrics` and `multi_terms` over HTTP, shape for shape as
 //! Elasticsearch 8 gives them: keyed and unkeyed, at the top level and
 //! under `terms` and `date_histogram` buckets, on a date field, with
 //! `missing`, and the 400s bad requests get.
@@ -266,5 +266,79 @@ async fn top_metrics_replies() {
         &r,
         "illegal_argument_exception",
         "error building sort for field [tag] of type [keyword] in index [m]: only supported on numeric fields",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn multi_terms_replies() {
+    let s = TestServer::start(1 << 20).await;
+    load(&s).await;
+    let out = aggs(
+        &s,
+        json!({
+            "mt": {"multi_terms": {"terms": [{"field": "tag"}, {"field": "flag"}], "size": 3,
+                                   "show_term_doc_count_error": true},
+                   "aggs": {"p": {"max": {"field": "price"}}}},
+            "dated": {"multi_terms": {"terms": [{"field": "t"}, {"field": "int", "missing": 0}],
+                                      "order": {"_key": "desc"}, "size": 2}},
+            "days": {"date_histogram": {"field": "t", "calendar_interval": "day"},
+                     "aggs": {"mt": {"multi_terms": {"terms": [{"field": "tag"},
+                                                               {"field": "price"}]}}}}
+        }),
+    )
+    .await;
+    let at = |i: i64| format!("2024-01-0{}T00:00:00.000Z", i + 1);
+    let mt = |tag: &str, flag: bool, count: u64, p: f64| {
+        json!({"key": [tag, flag], "key_as_string": format!("{tag}|{flag}"), "doc_count": count,
+               "doc_count_error_upper_bound": 0, "p": {"value": p}})
+    };
+    let day_mt = |tag: &str, price: f64| json!({"key": [tag, price], "key_as_string": format!("{tag}|{price:?}"), "doc_count": 1});
+    let day = |i: i64, count: u64, buckets: Vec<Value>| {
+        json!({"key_as_string": at(i), "key": JAN1 + i * DAY, "doc_count": count,
+               "mt": {"doc_count_error_upper_bound": 0, "sum_other_doc_count": 0,
+                      "buckets": buckets}})
+    };
+    assert_eq!(
+        out,
+        json!({
+            "mt": {"doc_count_error_upper_bound": 0, "sum_other_doc_count": 1, "buckets": [
+                mt("foo", true, 2, 4.5), mt("bar", false, 1, 5.5), mt("bar", true, 1, 3.5)]},
+            // Dates in the field's format; the document without `int` takes 0.
+            "dated": {"doc_count_error_upper_bound": 0, "sum_other_doc_count": 3, "buckets": [
+                {"key": [at(2), 151], "key_as_string": format!("{}|151", at(2)), "doc_count": 1},
+                {"key": [at(1), 51], "key_as_string": format!("{}|51", at(1)), "doc_count": 1}]},
+            "days": {"buckets": [
+                day(0, 2, vec![day_mt("bar", 3.5), day_mt("foo", 1.5)]),
+                day(1, 2, vec![day_mt("bar", 5.5), day_mt("foo", 2.5)]),
+                day(2, 1, vec![day_mt("foo", 4.5)]),
+            ]}
+        }),
+        "{out}"
+    );
+    let r = s
+        .json(
+            "POST",
+            "/m/_search",
+            Some(json!({"size": 0, "aggs": {"mt": {"multi_terms": {
+                "terms": [{"field": "tag"}, {"field": "note"}]}}}})),
+        )
+        .await;
+    assert_error(
+        &r,
+        "illegal_argument_exception",
+        "Text fields are not optimised for operations",
+    );
+    let r = s
+        .json(
+            "POST",
+            "/m/_search",
+            Some(json!({"size": 0, "aggs": {"mt": {"multi_terms": {
+                "terms": [{"field": "tag"}, {"field": "flag"}], "size": 0}}}})),
+        )
+        .await;
+    assert_error(
+        &r,
+        "x_content_parse_exception",
+        "[multi_terms] failed to parse field [size]",
     );
 }

@@ -14,6 +14,10 @@ mod bucket_subaggs;
 mod calendar_aggs;
 #[path = "compat_aggs.rs"]
 mod compat_aggs;
+#[path = "compat_multi_terms.rs"]
+mod compat_multi_terms;
+#[path = "compat_top_metrics.rs"]
+mod compat_top_metrics;
 #[path = "concurrent_refresh.rs"]
 mod concurrent_refresh;
 #[path = "date_ranges.rs"]

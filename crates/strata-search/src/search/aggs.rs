@@ -231,6 +231,7 @@ fn translate_at<'n>(
                     | TypedParams::RareTerms(_)
                     | TypedParams::SignificantTerms(_)
                     | TypedParams::Composite(_)
+                    | TypedParams::MultiTerms(_)
                     | TypedParams::Missing(_)
                     | TypedParams::GeoCentroid(_)
                     | TypedParams::GeoBounds(_)

@@ -22,7 +22,7 @@
 //!   parent's final buckets; `sibling_pipelines`: `max_bucket`,
 //!   `stats_bucket` and the like over a sibling's buckets, on the response.
 //! - `scan_aggs`: `composite`, `weighted_avg`, `rare_terms`,
-//!   `significant_terms`, `percentile_ranks` and most `cardinality`s, from column values in a
+//!   `significant_terms`, `percentile_ranks`, `multi_terms` and most `cardinality`s, from column values in a
 //!   pass of their own; `distinct_count`: cardinality's exact-then-sketch count.
 //! - `own_aggs`: aggregations tantivy has but Strata computes faster with
 //!   its own collectors in the same pass: `time_buckets` (fixed-interval

@@ -29,6 +29,8 @@ pub enum AggKind {
     WeightedAvg,
     /// `terms`.
     Terms,
+    /// `multi_terms`.
+    MultiTerms,
     /// `rare_terms`.
     RareTerms,
     /// `significant_terms`.
@@ -111,6 +113,7 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::Cardinality, "cardinality"),
     (AggKind::WeightedAvg, "weighted_avg"),
     (AggKind::Terms, "terms"),
+    (AggKind::MultiTerms, "multi_terms"),
     (AggKind::RareTerms, "rare_terms"),
     (AggKind::SignificantTerms, "significant_terms"),
     (AggKind::Histogram, "histogram"),

@@ -20,7 +20,10 @@
 //! `composite`, [`CompositeParams`] (its sources, [`CompositeSource`],
 //! and `size` checked here; the `after` key's values as written, and the
 //! fit of each source's field to its type, are the scan's, against the
-//! mapping), `range` and `date_range`, [`RangeParams`] (the ends of each
+//! mapping), `multi_terms`, [`MultiTermsParams`] (its sources' fields
+//! and `missing` values as written, its `order` paths unresolved: the
+//! scan judges them against the mapping and the sub-aggregations),
+//! `range` and `date_range`, [`RangeParams`] (the ends of each
 //! range as written, [`RangeEdge`]: numbers, or on a date field dates in
 //! its format, which translation converts against the mapping),
 //! `missing`, [`MissingParams`], `geo_centroid`, [`GeoCentroidParams`],
@@ -68,6 +71,7 @@ mod kind;
 mod metric;
 mod missing;
 mod moving_fn;
+mod multi_terms;
 mod nested;
 mod percentile_ranks;
 mod percentiles;
@@ -98,6 +102,8 @@ pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
 pub use self::missing::MissingParams;
 pub use self::moving_fn::MovingFnParams;
+pub use self::multi_terms::MultiTermsParams;
+pub(crate) use self::multi_terms::OrderKey;
 pub use self::nested::NestedParams;
 pub use self::percentile_ranks::PercentileRanksParams;
 pub use self::percentiles::PercentilesParams;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{
     AggKind, BucketScriptParams, CardinalityParams, CompositeParams, DateHistogramParams,
     FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams, GeoGridParams, GridSystem,
-    HistogramParams, MetricParams, MissingParams, MovingFnParams, NestedParams,
+    HistogramParams, MetricParams, MissingParams, MovingFnParams, MultiTermsParams, NestedParams,
     PercentileRanksParams, PercentilesParams, PipelineParams, RangeParams, RareTermsParams,
     SiblingParams, SignificantTermsParams, TermsParams, TopHitsParams, TopMetricsParams,
     WeightedAvgParams,
@@ -29,6 +29,8 @@ pub enum TypedParams {
     Cardinality(CardinalityParams),
     /// `terms`.
     Terms(TermsParams),
+    /// `multi_terms`.
+    MultiTerms(MultiTermsParams),
     /// `histogram`.
     Histogram(HistogramParams),
     /// `date_histogram`.
@@ -93,6 +95,7 @@ impl TypedParams {
                 TypedParams::Cardinality(CardinalityParams::parse(name, params)?)
             }
             AggKind::Terms => TypedParams::Terms(TermsParams::parse(name, params)?),
+            AggKind::MultiTerms => TypedParams::MultiTerms(MultiTermsParams::parse(name, params)?),
             AggKind::Histogram => TypedParams::Histogram(HistogramParams::parse(name, params)?),
             AggKind::WeightedAvg => {
                 TypedParams::WeightedAvg(WeightedAvgParams::parse(name, params)?)
@@ -148,7 +151,7 @@ impl TypedParams {
 impl TypedParams {
     /// The field of a typed kind's parameters (`None`: untyped, or no
     /// single field: a pipeline, a bucket script, a `weighted_avg`, a
-    /// `composite`, a `nested` or `reverse_nested`, a `top_hits`, a
+    /// `composite`, a `multi_terms`, a `nested` or `reverse_nested`, a `top_hits`, a
     /// `top_metrics`, a
     /// `filter`, a `filters`).
     pub fn field(&self) -> Option<&str> {
@@ -158,6 +161,7 @@ impl TypedParams {
             | TypedParams::BucketScript(_)
             | TypedParams::WeightedAvg(_)
             | TypedParams::Composite(_)
+            | TypedParams::MultiTerms(_)
             | TypedParams::Nested(_)
             | TypedParams::TopHits(_)
             | TypedParams::TopMetrics(_)
