@@ -243,6 +243,11 @@ fn parse_order(name: &str, value: &Value) -> Result<Vec<(OrderKey, bool)>> {
         };
         Ok((key, descending))
     };
+    if items.is_empty() {
+        return Err(SearchError::parsing(format!(
+            "[order] of [{KIND}] aggregation [{name}] must not be empty"
+        )));
+    }
     items
         .iter()
         .map(|item| match item {

@@ -109,6 +109,11 @@ fn bad_parameters_are_refused_in_elasticsearchs_words() {
             "illegal_argument_exception",
         ),
         (
+            json!({"terms": two(), "order": []}),
+            "[order] of [multi_terms] aggregation [mt] must not be empty",
+            "parsing_exception",
+        ),
+        (
             json!({"terms": {"field": "a"}}),
             "[terms] of [multi_terms] aggregation [mt] must be an array of objects, got [{\"field\":\"a\"}]",
             "parsing_exception",

@@ -15,7 +15,6 @@ use serde_json::Value;
 
 use super::source::{field_name, object_of, unknown_key};
 use crate::error::{Result, SearchError};
-use crate::search::body_values::as_usize;
 use crate::search::sort::{Missing, SortField};
 
 const KIND: &str = "top_metrics";
@@ -44,7 +43,12 @@ impl TopMetricsParams {
                 "metrics" => metrics = Some(parse_metrics(name, value)?),
                 "sort" => sort = Some(parse_sort(value)?),
                 "size" => {
-                    let n = value.as_i64().ok_or_else(|| {
+                    // A number, or a numeric string as Elasticsearch's
+                    // integer fields take.
+                    let n = value
+                        .as_i64()
+                        .or_else(|| value.as_str().and_then(|s| s.trim().parse().ok()))
+                        .ok_or_else(|| {
                         SearchError::parsing(format!(
                             "[size] of [{KIND}] aggregation [{name}] must be an integer, got [{value}]"
                         ))
@@ -54,7 +58,7 @@ impl TopMetricsParams {
                             "[size] must be more than 0 but was [{n}]"
                         )));
                     }
-                    size = as_usize(key, value)?;
+                    size = usize::try_from(n).unwrap_or(usize::MAX);
                 }
                 other => return Err(unknown_key(KIND, other)),
             }

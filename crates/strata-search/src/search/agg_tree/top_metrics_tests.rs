@@ -51,6 +51,11 @@ fn bad_parameters_are_refused_in_elasticsearchs_words() {
             "illegal_argument_exception",
         ),
         (
+            json!({"metrics": m, "sort": {"s": "asc"}, "size": "12"}),
+            "[top_metrics.size] must not be more than [10] but was [12]. This limit can be set by changing the [index.top_metrics_max_size] index level setting.",
+            "illegal_argument_exception",
+        ),
+        (
             json!({"metrics": m, "sort": {"s": "asc"}, "size": "x"}),
             "[size] of [top_metrics] aggregation [tm] must be an integer, got [\"x\"]",
             "parsing_exception",
