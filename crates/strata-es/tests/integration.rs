@@ -16,6 +16,8 @@ mod api;
 mod app_compat;
 #[path = "breakers.rs"]
 mod breakers;
+#[path = "compat_aggs.rs"]
+mod compat_aggs;
 #[path = "disk_usage.rs"]
 mod disk_usage;
 #[path = "exact_numbers.rs"]

@@ -12,6 +12,12 @@ mod aliases_templates;
 mod bucket_subaggs;
 #[path = "calendar_aggs.rs"]
 mod calendar_aggs;
+#[path = "compat_aggs.rs"]
+mod compat_aggs;
+#[path = "compat_multi_terms.rs"]
+mod compat_multi_terms;
+#[path = "compat_top_metrics.rs"]
+mod compat_top_metrics;
 #[path = "concurrent_refresh.rs"]
 mod concurrent_refresh;
 #[path = "date_ranges.rs"]

@@ -250,9 +250,16 @@ fn resolve(bucket: &Value, path: &str) -> Result<Option<Value>> {
             };
             continue;
         }
-        let (agg, metric) = match step.split_once('.') {
-            Some((a, m)) => (a, Some(m)),
-            None => (step, None),
+        // `agg.metric`, or `agg[key]` (a percentile or a percentile rank
+        // by its key, which may hold a dot: `ranks[99.5]`).
+        let bracketed = step
+            .strip_suffix(']')
+            .and_then(|s| s.split_once('['))
+            .map(|(a, m)| (a, Some(m)));
+        let (agg, metric) = match (bracketed, step.split_once('.')) {
+            (Some(pair), _) => pair,
+            (None, Some((a, m))) => (a, Some(m)),
+            (None, None) => (step, None),
         };
         if agg == "_count" {
             return Ok(node.get("doc_count").cloned());

@@ -3,7 +3,7 @@
 //! `date_range` through their own modules), and the merged result put back
 //! into Elasticsearch's shape (`key_as_string` for dates; `reshape`, which
 //! lives in `deferred`). Sub-aggregations tantivy cannot compute
-//! (`top_hits`, `geo_centroid`, `geohash_grid`) are taken out and computed
+//! (`top_hits`, `top_metrics`, `geo_centroid`, `geohash_grid`) are taken out and computed
 //! per bucket afterwards (`deferred`). Types not supported at all are
 //! rejected naming them. The shape of each result is an `AggShape`
 //! (`agg_shape`). Parameters come typed from the tree's parse
@@ -54,6 +54,7 @@ const BUCKETS: &[&str] = &[
 /// Computed per bucket after tantivy's pass (`deferred`).
 pub const DEFERRED: &[&str] = &[
     "top_hits",
+    "top_metrics",
     "geo_centroid",
     "geo_bounds",
     "geohash_grid",
@@ -226,15 +227,18 @@ fn translate_at<'n>(
                     | TypedParams::Pipeline(_)
                     | TypedParams::BucketScript(_)
                     | TypedParams::WeightedAvg(_)
+                    | TypedParams::PercentileRanks(_)
                     | TypedParams::RareTerms(_)
                     | TypedParams::SignificantTerms(_)
                     | TypedParams::Composite(_)
+                    | TypedParams::MultiTerms(_)
                     | TypedParams::Missing(_)
                     | TypedParams::GeoCentroid(_)
                     | TypedParams::GeoBounds(_)
                     | TypedParams::GeoGrid(_)
                     | TypedParams::Nested(_)
                     | TypedParams::TopHits(_)
+                    | TypedParams::TopMetrics(_)
                     | TypedParams::Filter(_)
                     | TypedParams::Filters(_)
                     | TypedParams::Sibling(_)

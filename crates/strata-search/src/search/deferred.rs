@@ -1,5 +1,5 @@
 //! Sub-aggregations tantivy cannot compute inside its buckets (`top_hits`,
-//! `geo_centroid`, `geohash_grid`), computed per bucket after the main
+//! `top_metrics`, `geo_centroid`, `geohash_grid`), computed per bucket after the main
 //! pass: each bucket's documents are the search query filtered by the
 //! bucket's own condition and those of the buckets above it (a term, a
 //! date or number range, a filter), and the sub-aggregation runs as a
@@ -100,8 +100,9 @@ pub fn validate(node: &AggNode) -> Result<()> {
             kind.name()
         )));
     }
-    if kind == AggKind::TopHits {
-        // Its parameters were checked by the tree's parse.
+    if matches!(kind, AggKind::TopHits | AggKind::TopMetrics) {
+        // Their parameters were checked by the tree's parse (the fields
+        // of a `top_metrics` are its search's to check).
         return Ok(());
     }
     geo_aggs::check(node)

@@ -22,7 +22,7 @@
 //!   parent's final buckets; `sibling_pipelines`: `max_bucket`,
 //!   `stats_bucket` and the like over a sibling's buckets, on the response.
 //! - `scan_aggs`: `composite`, `weighted_avg`, `rare_terms`,
-//!   `significant_terms` and most `cardinality`s, from column values in a
+//!   `significant_terms`, `percentile_ranks`, `multi_terms` and most `cardinality`s, from column values in a
 //!   pass of their own; `distinct_count`: cardinality's exact-then-sketch count.
 //! - `own_aggs`: aggregations tantivy has but Strata computes faster with
 //!   its own collectors in the same pass: `time_buckets` (fixed-interval
@@ -36,7 +36,7 @@
 //!   calendars and zones; `missing_bucket`: histograms' `missing`.
 //! - `nested_aggs`: the `nested` and `reverse_nested` aggregations, passes
 //!   over another level's documents (`doc_scope`).
-//! - `top_hits`, `deferred`: sub-aggregations computed per bucket;
+//! - `top_hits`, `top_metrics`, `deferred`: sub-aggregations computed per bucket;
 //!   `passes`: the extra searches those and calendar histograms need,
 //!   started through `reentry` (the entry points as function pointers, so
 //!   no module below this one imports it).
@@ -106,6 +106,7 @@ mod term_names;
 pub mod time_buckets;
 pub mod time_zone;
 pub mod top_hits;
+mod top_metrics;
 mod top_terms;
 mod zone_ranking;
 use std::sync::Arc;

@@ -12,7 +12,7 @@ use super::agg_tree::{AggNode, AggTree, TypedParams};
 use super::deferred::BucketFilter;
 use super::reentry::Reentry;
 use super::request::{SearchRequest, TrackTotalHits};
-use super::{bucket_limit, nested_aggs, scan_aggs, top_hits};
+use super::{bucket_limit, nested_aggs, scan_aggs, top_hits, top_metrics};
 use crate::breaker::MemoryAccount;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
@@ -39,6 +39,14 @@ pub(super) fn run_deferred(
             )));
         }
         return top_hits::run(reentry.search, indices, params, &query, req);
+    }
+    if let TypedParams::TopMetrics(params) = &node.typed {
+        if req.scope.path().is_some() {
+            return Err(SearchError::illegal(format!(
+                "[top_metrics] aggregation [{name}] below a [nested] aggregation is not supported by this server"
+            )));
+        }
+        return top_metrics::run(reentry.search, indices, params, &query, req);
     }
     if scan_aggs::is_scanned(kind) {
         let env = scan_aggs::ScanEnv {

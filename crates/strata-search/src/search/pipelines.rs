@@ -97,12 +97,16 @@ fn raw_value(bucket: &Value, path: &str) -> Option<f64> {
     for step in steps {
         at = at.get(step)?;
     }
-    let (agg, metric) = match last.split_once('.') {
-        Some((a, m)) => (a, Some(m)),
-        None => match last.split_once('[') {
-            Some((a, m)) => (a, m.strip_suffix(']')),
-            None => (last, None),
-        },
+    // `agg[key]` first: a percentile's or a rank's key may hold a dot
+    // (`ranks[99.5]`); then `agg.metric`.
+    let bracketed = last
+        .strip_suffix(']')
+        .and_then(|s| s.split_once('['))
+        .map(|(a, m)| (a, Some(m)));
+    let (agg, metric) = match (bracketed, last.split_once('.')) {
+        (Some(pair), _) => pair,
+        (None, Some((a, m))) => (a, Some(m)),
+        (None, None) => (last, None),
     };
     let agg = at.get(agg)?;
     match metric {

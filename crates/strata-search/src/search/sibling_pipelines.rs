@@ -105,6 +105,7 @@ fn multi_bucket(kind: AggKind) -> bool {
     matches!(
         kind,
         Terms
+            | MultiTerms
             | RareTerms
             | SignificantTerms
             | Histogram

@@ -21,12 +21,16 @@ pub enum AggKind {
     ExtendedStats,
     /// `percentiles`.
     Percentiles,
+    /// `percentile_ranks`.
+    PercentileRanks,
     /// `cardinality`.
     Cardinality,
     /// `weighted_avg`.
     WeightedAvg,
     /// `terms`.
     Terms,
+    /// `multi_terms`.
+    MultiTerms,
     /// `rare_terms`.
     RareTerms,
     /// `significant_terms`.
@@ -55,6 +59,8 @@ pub enum AggKind {
     ReverseNested,
     /// `top_hits`.
     TopHits,
+    /// `top_metrics`.
+    TopMetrics,
     /// `geo_centroid`.
     GeoCentroid,
     /// `geohash_grid`.
@@ -103,9 +109,11 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::Stats, "stats"),
     (AggKind::ExtendedStats, "extended_stats"),
     (AggKind::Percentiles, "percentiles"),
+    (AggKind::PercentileRanks, "percentile_ranks"),
     (AggKind::Cardinality, "cardinality"),
     (AggKind::WeightedAvg, "weighted_avg"),
     (AggKind::Terms, "terms"),
+    (AggKind::MultiTerms, "multi_terms"),
     (AggKind::RareTerms, "rare_terms"),
     (AggKind::SignificantTerms, "significant_terms"),
     (AggKind::Histogram, "histogram"),
@@ -120,6 +128,7 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::Nested, "nested"),
     (AggKind::ReverseNested, "reverse_nested"),
     (AggKind::TopHits, "top_hits"),
+    (AggKind::TopMetrics, "top_metrics"),
     (AggKind::GeoCentroid, "geo_centroid"),
     (AggKind::GeohashGrid, "geohash_grid"),
     (AggKind::GeotileGrid, "geotile_grid"),
@@ -146,7 +155,8 @@ impl AggKind {
         NAMES.iter().find(|(_, n)| *n == name).map(|(k, _)| *k)
     }
 
-    /// Whether it may have sub-aggregations: the metrics, `top_hits`,
+    /// Whether it may have sub-aggregations: the metrics (`percentile_ranks`
+    /// among them), `top_hits`, `top_metrics`,
     /// `geo_centroid`, `geo_bounds` and the pipelines may not, even an empty `aggs`
     /// (Elasticsearch refuses the key itself).
     pub fn takes_subs(self) -> bool {
@@ -160,9 +170,11 @@ impl AggKind {
                 | Stats
                 | ExtendedStats
                 | Percentiles
+                | PercentileRanks
                 | Cardinality
                 | WeightedAvg
                 | TopHits
+                | TopMetrics
                 | GeoCentroid
                 | GeoBounds
                 | Derivative

@@ -1,7 +1,8 @@
 //! The `aggs` of a search request parsed once into a tree of [`AggNode`]s:
 //! each aggregation's name, its kind ([`AggKind`]), its kind's parameters
 //! (JSON, and typed for the numeric metrics, [`MetricParams`],
-//! `percentiles`, [`PercentilesParams`], `cardinality`,
+//! `percentiles`, [`PercentilesParams`], `percentile_ranks`,
+//! [`PercentileRanksParams`], `cardinality`,
 //! [`CardinalityParams`], `terms`, [`TermsParams`], `histogram`,
 //! [`HistogramParams`], `date_histogram`, [`DateHistogramParams`], and the
 //! parent pipelines `derivative`, `cumulative_sum` and `bucket_sort`,
@@ -19,7 +20,10 @@
 //! `composite`, [`CompositeParams`] (its sources, [`CompositeSource`],
 //! and `size` checked here; the `after` key's values as written, and the
 //! fit of each source's field to its type, are the scan's, against the
-//! mapping), `range` and `date_range`, [`RangeParams`] (the ends of each
+//! mapping), `multi_terms`, [`MultiTermsParams`] (its sources' fields
+//! and `missing` values as written, its `order` paths unresolved: the
+//! scan judges them against the mapping and the sub-aggregations),
+//! `range` and `date_range`, [`RangeParams`] (the ends of each
 //! range as written, [`RangeEdge`]: numbers, or on a date field dates in
 //! its format, which translation converts against the mapping),
 //! `missing`, [`MissingParams`], `geo_centroid`, [`GeoCentroidParams`],
@@ -30,7 +34,9 @@
 //! below the enclosing scope, is their pass's),
 //! `top_hits`, [`TopHitsParams`] (its sort fields and
 //! `docvalue_fields` as written: the per-bucket search checks them
-//! against the mapping as any search does), and `filter` and `filters`,
+//! against the mapping as any search does), `top_metrics`,
+//! [`TopMetricsParams`] (its one sort and its metrics' fields as written,
+//! `size` within `index.top_metrics_max_size`), and `filter` and `filters`,
 //! [`FilterParams`] and [`FiltersParams`].
 //! The queries inside aggregations (`filter`'s, `filters`', the
 //! `background_filter`) are parsed here, once, into `ParsedQuery`s: the
@@ -65,7 +71,9 @@ mod kind;
 mod metric;
 mod missing;
 mod moving_fn;
+mod multi_terms;
 mod nested;
+mod percentile_ranks;
 mod percentiles;
 mod pipeline;
 mod range;
@@ -76,6 +84,7 @@ mod source;
 mod term_values;
 mod terms;
 mod top_hits;
+mod top_metrics;
 mod typed;
 mod weighted_avg;
 
@@ -93,7 +102,10 @@ pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
 pub use self::missing::MissingParams;
 pub use self::moving_fn::MovingFnParams;
+pub use self::multi_terms::MultiTermsParams;
+pub(crate) use self::multi_terms::OrderKey;
 pub use self::nested::NestedParams;
+pub use self::percentile_ranks::PercentileRanksParams;
 pub use self::percentiles::PercentilesParams;
 pub(crate) use self::pipeline::check_parent;
 pub use self::pipeline::{GapPolicy, PipelineParams, SortKey};
@@ -104,6 +116,7 @@ pub use self::significant_terms::{Heuristic, SignificantTermsParams};
 pub use self::term_values::TermValues;
 pub use self::terms::TermsParams;
 pub use self::top_hits::TopHitsParams;
+pub use self::top_metrics::TopMetricsParams;
 pub use self::typed::TypedParams;
 pub use self::weighted_avg::{WeightedAvgParams, WeightedSide};
 use crate::error::{QueryStep, Result, SearchError};

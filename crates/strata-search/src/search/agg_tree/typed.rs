@@ -7,9 +7,10 @@ use serde_json::Value;
 use super::{
     AggKind, BucketScriptParams, CardinalityParams, CompositeParams, DateHistogramParams,
     FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams, GeoGridParams, GridSystem,
-    HistogramParams, MetricParams, MissingParams, MovingFnParams, NestedParams, PercentilesParams,
-    PipelineParams, RangeParams, RareTermsParams, SiblingParams, SignificantTermsParams,
-    TermsParams, TopHitsParams, WeightedAvgParams,
+    HistogramParams, MetricParams, MissingParams, MovingFnParams, MultiTermsParams, NestedParams,
+    PercentileRanksParams, PercentilesParams, PipelineParams, RangeParams, RareTermsParams,
+    SiblingParams, SignificantTermsParams, TermsParams, TopHitsParams, TopMetricsParams,
+    WeightedAvgParams,
 };
 use crate::error::{Result, SearchError};
 
@@ -22,10 +23,14 @@ pub enum TypedParams {
     Metric(MetricParams),
     /// `percentiles`.
     Percentiles(PercentilesParams),
+    /// `percentile_ranks`.
+    PercentileRanks(PercentileRanksParams),
     /// `cardinality`.
     Cardinality(CardinalityParams),
     /// `terms`.
     Terms(TermsParams),
+    /// `multi_terms`.
+    MultiTerms(MultiTermsParams),
     /// `histogram`.
     Histogram(HistogramParams),
     /// `date_histogram`.
@@ -56,6 +61,8 @@ pub enum TypedParams {
     Nested(NestedParams),
     /// `top_hits`.
     TopHits(TopHitsParams),
+    /// `top_metrics`.
+    TopMetrics(TopMetricsParams),
     /// `filter`.
     Filter(FilterParams),
     /// `filters`.
@@ -81,10 +88,14 @@ impl TypedParams {
             AggKind::Percentiles => {
                 TypedParams::Percentiles(PercentilesParams::parse(name, params)?)
             }
+            AggKind::PercentileRanks => {
+                TypedParams::PercentileRanks(PercentileRanksParams::parse(name, params)?)
+            }
             AggKind::Cardinality => {
                 TypedParams::Cardinality(CardinalityParams::parse(name, params)?)
             }
             AggKind::Terms => TypedParams::Terms(TermsParams::parse(name, params)?),
+            AggKind::MultiTerms => TypedParams::MultiTerms(MultiTermsParams::parse(name, params)?),
             AggKind::Histogram => TypedParams::Histogram(HistogramParams::parse(name, params)?),
             AggKind::WeightedAvg => {
                 TypedParams::WeightedAvg(WeightedAvgParams::parse(name, params)?)
@@ -113,6 +124,7 @@ impl TypedParams {
                 TypedParams::Nested(NestedParams::parse(k, name, params)?)
             }
             AggKind::TopHits => TypedParams::TopHits(TopHitsParams::parse(name, params)?),
+            AggKind::TopMetrics => TypedParams::TopMetrics(TopMetricsParams::parse(name, params)?),
             AggKind::Filter => TypedParams::Filter(FilterParams::parse(name, params)?),
             AggKind::Global => global(name, params, parent)?,
             AggKind::Filters => TypedParams::Filters(FiltersParams::parse(name, params)?),
@@ -139,7 +151,8 @@ impl TypedParams {
 impl TypedParams {
     /// The field of a typed kind's parameters (`None`: untyped, or no
     /// single field: a pipeline, a bucket script, a `weighted_avg`, a
-    /// `composite`, a `nested` or `reverse_nested`, a `top_hits`, a
+    /// `composite`, a `multi_terms`, a `nested` or `reverse_nested`, a `top_hits`, a
+    /// `top_metrics`, a
     /// `filter`, a `filters`).
     pub fn field(&self) -> Option<&str> {
         match self {
@@ -148,8 +161,10 @@ impl TypedParams {
             | TypedParams::BucketScript(_)
             | TypedParams::WeightedAvg(_)
             | TypedParams::Composite(_)
+            | TypedParams::MultiTerms(_)
             | TypedParams::Nested(_)
             | TypedParams::TopHits(_)
+            | TypedParams::TopMetrics(_)
             | TypedParams::Filter(_)
             | TypedParams::Filters(_)
             | TypedParams::Sibling(_)
@@ -157,6 +172,7 @@ impl TypedParams {
             | TypedParams::Global => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
+            TypedParams::PercentileRanks(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),
             TypedParams::Terms(t) => Some(t.field()),
             TypedParams::Histogram(h) => Some(h.field()),

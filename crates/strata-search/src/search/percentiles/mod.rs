@@ -13,13 +13,19 @@
 //! else (`missing`, a bad percent) stays with tantivy, which gives the
 //! usual result or error. The result has tantivy's final shape, so the
 //! rest of the reply is built as before.
+//!
+//! The same histogram ranks values for `percentile_ranks` (`ranks`,
+//! computed by `scan_aggs` at any depth).
 
 mod collector;
 mod plan;
+mod ranks;
 mod sketch;
 
 pub use collector::{PercentilesCollector, PercentilesFruit};
 pub use plan::ValuePercentiles;
+pub(crate) use ranks::percent_rank;
+pub(crate) use sketch::LogHistogram;
 
 use serde_json::{json, Map, Value};
 

@@ -213,6 +213,32 @@ impl LogHistogram {
         self.max = self.max.max(other.max);
     }
 
+    /// The smallest and the largest value added (`None` when empty).
+    pub(super) fn extremes(&self) -> Option<(f64, f64)> {
+        (self.count() > 0).then_some((self.min, self.max))
+    }
+
+    /// The nonempty buckets in increasing order of value, as (middle kept
+    /// within the smallest and the largest value, count): the centroids
+    /// a rank interpolates between.
+    pub(super) fn centroids(&self) -> Vec<(f64, u64)> {
+        let (min, max) = (self.min, self.max);
+        let side = |b: &Buckets, sign: f64| {
+            b.counts
+                .iter()
+                .enumerate()
+                .filter(|(_, &n)| n > 0)
+                .map(move |(i, &n)| ((sign * middle(b.first + i as u64)).clamp(min, max), n))
+                .collect::<Vec<_>>()
+        };
+        let mut out: Vec<(f64, u64)> = side(&self.negative, -1.0).into_iter().rev().collect();
+        if self.zeros > 0 {
+            out.push((0.0, self.zeros));
+        }
+        out.extend(side(&self.positive, 1.0));
+        out
+    }
+
     /// The value at `percent` (0 to 100): the smallest value at 0, the
     /// largest at 100, else the middle of the bucket of the value ranked
     /// `percent / 100 * (count - 1)` (rounded down), kept within the

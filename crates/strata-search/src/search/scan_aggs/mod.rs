@@ -9,6 +9,9 @@
 //!   score against the whole index or a `background_filter`);
 //! - `composite` (`terms`, `histogram`, `date_histogram` sources, `after`
 //!   paging), its buckets' sub-aggregations one search each.
+//! - `percentile_ranks`, on the log histogram of `percentiles`.
+//! - `multi_terms`: buckets of combinations of several fields' values,
+//!   exact counts, its buckets' sub-aggregations one search each.
 //!
 //! Every accumulator is bounded: distinct values are capped
 //! ([`MAX_DISTINCT`]), composite keeps the page it returns.
@@ -16,6 +19,8 @@
 mod cardinality;
 mod composite;
 mod env;
+mod multi_terms;
+mod percentile_ranks;
 mod terms_scans;
 pub mod values;
 mod weighted_avg;
@@ -34,6 +39,8 @@ pub const KINDS: &[&str] = &[
     "rare_terms",
     "significant_terms",
     "composite",
+    "percentile_ranks",
+    "multi_terms",
 ];
 
 /// Whether a `cardinality` is computed here rather than by
@@ -68,7 +75,10 @@ pub fn is_scanned(kind: &str) -> bool {
 /// Checks the aggregation `node` before any search runs.
 pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
     let (name, kind, params) = (&node.name, node.kind.name(), &node.body);
-    let takes_sub = matches!(kind, "composite" | "rare_terms" | "significant_terms");
+    let takes_sub = matches!(
+        kind,
+        "composite" | "rare_terms" | "significant_terms" | "multi_terms"
+    );
     if !node.subs.is_empty() && !takes_sub {
         return Err(SearchError::illegal(format!(
             "Aggregator [{name}] of type [{kind}] cannot accept sub-aggregations"
@@ -98,6 +108,18 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
         },
         "composite" => match &node.typed {
             TypedParams::Composite(c) => composite::Composite::new(name, c, mappings).map(|_| ()),
+            _ => Err(unparsed(name, kind)),
+        },
+        "percentile_ranks" => match &node.typed {
+            TypedParams::PercentileRanks(p) => {
+                percentile_ranks::PercentileRanks::new(p, mappings).map(|_| ())
+            }
+            _ => Err(unparsed(name, kind)),
+        },
+        "multi_terms" => match &node.typed {
+            TypedParams::MultiTerms(m) => {
+                multi_terms::MultiTerms::new(name, m, &node.subs, mappings).map(|_| ())
+            }
             _ => Err(unparsed(name, kind)),
         },
         _ => Err(SearchError::illegal(format!(
@@ -144,6 +166,18 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
             }
             _ => Err(unparsed(name, kind)),
         },
+        "percentile_ranks" => match &node.typed {
+            TypedParams::PercentileRanks(p) => {
+                percentile_ranks::PercentileRanks::new(p, &mappings)?.run(env)
+            }
+            _ => Err(unparsed(name, kind)),
+        },
+        "multi_terms" => match &node.typed {
+            TypedParams::MultiTerms(m) => {
+                multi_terms::MultiTerms::new(name, m, &node.subs, &mappings)?.run(env, sub)
+            }
+            _ => Err(unparsed(name, kind)),
+        },
         _ => Err(SearchError::illegal(format!(
             "aggregation type [{kind}] of [{name}] is not supported by this server"
         ))),
@@ -151,7 +185,7 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
 }
 
 /// A typed kind (`cardinality`, `weighted_avg`, `rare_terms`,
-/// `significant_terms`, `composite`) whose node carries no typed parameters: the
+/// `significant_terms`, `composite`, `percentile_ranks`, `multi_terms`) whose node carries no typed parameters: the
 /// tree's parse types every one, so this does not come.
 fn unparsed(name: &str, kind: &str) -> SearchError {
     SearchError::illegal(format!("[{kind}] aggregation [{name}] was not parsed"))
