@@ -18,6 +18,8 @@ mod app_compat;
 mod breakers;
 #[path = "compat_aggs.rs"]
 mod compat_aggs;
+#[path = "compat_ip_range.rs"]
+mod compat_ip_range;
 #[path = "disk_usage.rs"]
 mod disk_usage;
 #[path = "exact_numbers.rs"]

@@ -14,6 +14,8 @@ mod bucket_subaggs;
 mod calendar_aggs;
 #[path = "compat_aggs.rs"]
 mod compat_aggs;
+#[path = "compat_ip_range.rs"]
+mod compat_ip_range;
 #[path = "compat_multi_terms.rs"]
 mod compat_multi_terms;
 #[path = "compat_top_metrics.rs"]

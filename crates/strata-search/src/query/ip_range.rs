@@ -162,6 +162,16 @@ pub fn parse_ip(text: &str) -> Option<u128> {
     })
 }
 
+/// An address's text as Elasticsearch shows it: an IPv4-mapped one as
+/// IPv4, any other as IPv6 in its shortest form (RFC 5952).
+pub fn format_ip(ip: u128) -> String {
+    let v6 = Ipv6Addr::from(ip);
+    match v6.to_ipv4_mapped() {
+        Some(v4) => v4.to_string(),
+        None => v6.to_string(),
+    }
+}
+
 /// The addresses of a CIDR block (`10.0.0.0/8`, `2001:db8::/32`), or
 /// `None` if `text` has no `/`.
 pub fn cidr(text: &str) -> Option<Result<RangeInclusive<u128>>> {
@@ -230,6 +240,18 @@ mod tests {
         assert_eq!(parse_ip("10.0.0.1"), parse_ip("::ffff:10.0.0.1"));
         assert!(parse_ip("255.255.255.255").unwrap() < parse_ip("ffff::").unwrap());
         assert_eq!(parse_ip("not an ip"), None);
+    }
+
+    #[test]
+    fn addresses_show_as_elasticsearch_shows_them() {
+        let show = |t: &str| format_ip(parse_ip(t).unwrap());
+        assert_eq!(show("::ffff:10.0.0.1"), "10.0.0.1");
+        assert_eq!(show("2001:0db8:0:0:0:0:0:1"), "2001:db8::1");
+        assert_eq!(show("::"), "::");
+        assert_eq!(
+            format_ip(parse_ip("255.255.255.255").unwrap() + 1),
+            "::1:0:0:0"
+        );
     }
 
     #[test]

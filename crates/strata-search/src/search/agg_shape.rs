@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::agg_tree::{AggNode, PipelineParams, TermsParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
+use super::ip_range::IpRangeAgg;
 use super::missing_bucket::MissingBucket;
 use crate::query::ParsedQuery;
 
@@ -34,6 +35,8 @@ pub struct AggShape {
     pub(crate) interval: Option<f64>,
     pub(crate) date_histogram: Option<DateHistogram>,
     pub(crate) date_range: Option<DateRange>,
+    /// `ip_range`: its buckets (their queries also in `queries`).
+    pub(crate) ip_range: Option<IpRangeAgg>,
     /// `histogram`/`date_histogram` `missing`: the bucket its filter fills.
     pub(crate) missing: Option<MissingBucket>,
     /// Sub-aggregations computed per bucket, as parsed.
@@ -66,6 +69,7 @@ impl AggShape {
             interval: None,
             date_histogram: None,
             date_range: None,
+            ip_range: None,
             missing: None,
             deferred: Vec::new(),
             pipelines: Vec::new(),

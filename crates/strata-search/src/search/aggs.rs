@@ -10,7 +10,8 @@
 //! (`agg_tree`), `filter`'s and `filters`' queries aside (read from the
 //! node's JSON); translation builds tantivy's request from them and does
 //! what needs the mapping (a field's column and type, a `range` on a date
-//! field, a date range's ends).
+//! field, a date range's ends). `ip_range` becomes one filter per range
+//! (`ip_range`).
 
 use std::collections::HashMap;
 
@@ -22,6 +23,7 @@ use super::agg_tree::{check_parent, AggKind, AggNode, PipelineParams, TypedParam
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 pub use super::deferred::reshape;
+use super::ip_range::IpRangeAgg;
 use super::missing_bucket::FILTER_SUFFIX;
 use super::{agg_filters, deferred, nested_aggs, pipelines, scan_aggs};
 use crate::error::{Result, SearchError};
@@ -48,6 +50,7 @@ const BUCKETS: &[&str] = &[
     "filter",
     "filters",
     "date_range",
+    "ip_range",
     "missing",
 ];
 
@@ -172,6 +175,22 @@ fn translate_at<'n>(
             shapes.push(shape);
             continue;
         }
+        if let TypedParams::IpRange(p) = &node.typed {
+            // One filter per range, as `filters` (see `ip_range`).
+            let agg = IpRangeAgg::new(p, mappings)?;
+            for (i, query) in agg.queries().enumerate() {
+                let mut filter = agg_filters::filter_request(mappings, query.json(), env.now);
+                if let Some(r) = &sub_req {
+                    filter["aggs"] = r.clone();
+                }
+                out.insert(format!("{name}{}{i}", agg_filters::KEY_SEPARATOR), filter);
+            }
+            shape.field = Some(p.field.clone());
+            shape.queries = agg.queries().cloned().collect();
+            shape.ip_range = Some(agg);
+            shapes.push(shape);
+            continue;
+        }
         // The typed kinds' parse checked the field and refused scripts
         // (every kind that reaches here is typed).
         let field = node.typed.field().map(str::to_string).ok_or_else(|| {
@@ -221,7 +240,7 @@ fn translate_at<'n>(
                     // (A date_histogram took the first branch; a pipeline
                     // was split off or refused above, a bucket script taken
                     // out of the request; the scanned, nested and geo kinds
-                    // were deferred, `missing` made a filter.)
+                    // were deferred, `missing` and `ip_range` made filters.)
                     TypedParams::Untyped
                     | TypedParams::DateHistogram(_)
                     | TypedParams::Pipeline(_)
@@ -233,6 +252,7 @@ fn translate_at<'n>(
                     | TypedParams::Composite(_)
                     | TypedParams::MultiTerms(_)
                     | TypedParams::Missing(_)
+                    | TypedParams::IpRange(_)
                     | TypedParams::GeoCentroid(_)
                     | TypedParams::GeoBounds(_)
                     | TypedParams::GeoGrid(_)

@@ -180,6 +180,16 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
                 None => continue,
             }
         }
+        if let Some(ip) = &shape.ip_range {
+            ip.reshape(result, &shape.name, |i, b| {
+                let filter = shape.queries.get(i).cloned().map(BucketFilter::Parsed);
+                scope.in_bucket(shape, b, filter)
+            })?;
+            if let Some(agg) = result.get_mut(&shape.name) {
+                pipelines::apply(agg, &shape.pipelines);
+            }
+            continue;
+        }
         if let Some(range) = &shape.date_range {
             range.reshape(result, &shape.name, |b| {
                 let filter = range_filter(shape, b).map(BucketFilter::Built);

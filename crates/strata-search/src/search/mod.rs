@@ -34,6 +34,8 @@
 //!   tables of large dictionaries).
 //! - `date_histogram`, `date_range`, `calendar`, `time_zone`: dates in
 //!   calendars and zones; `missing_bucket`: histograms' `missing`.
+//! - `ip_range`: address ranges and CIDR masks of an `ip` field, one
+//!   filter per range.
 //! - `nested_aggs`: the `nested` and `reverse_nested` aggregations, passes
 //!   over another level's documents (`doc_scope`).
 //! - `top_hits`, `top_metrics`, `deferred`: sub-aggregations computed per bucket;
@@ -73,6 +75,7 @@ pub mod filter_aggs;
 pub mod geo_aggs;
 pub mod highlight;
 mod index_query;
+mod ip_range;
 pub mod java_double;
 pub mod missing_bucket;
 mod murmur3;

@@ -43,6 +43,8 @@ pub enum AggKind {
     Range,
     /// `date_range`.
     DateRange,
+    /// `ip_range`.
+    IpRange,
     /// `filter`.
     Filter,
     /// `filters`.
@@ -120,6 +122,7 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::DateHistogram, "date_histogram"),
     (AggKind::Range, "range"),
     (AggKind::DateRange, "date_range"),
+    (AggKind::IpRange, "ip_range"),
     (AggKind::Filter, "filter"),
     (AggKind::Filters, "filters"),
     (AggKind::Global, "global"),

@@ -26,6 +26,9 @@
 //! `range` and `date_range`, [`RangeParams`] (the ends of each
 //! range as written, [`RangeEdge`]: numbers, or on a date field dates in
 //! its format, which translation converts against the mapping),
+//! `ip_range`, [`IpRangeParams`] (its addresses and masks parsed, the
+//! ranges in Elasticsearch's bucket order; whether the field is an `ip`
+//! is translation's to judge),
 //! `missing`, [`MissingParams`], `geo_centroid`, [`GeoCentroidParams`],
 //! `geo_bounds`, [`GeoBoundsParams`], `geohash_grid` and `geotile_grid`,
 //! [`GeoGridParams`] (whether the field is a
@@ -66,6 +69,7 @@ mod date_histogram;
 mod filters;
 mod geo;
 mod histogram;
+mod ip_range;
 mod keys;
 mod kind;
 mod metric;
@@ -98,6 +102,7 @@ pub use self::date_histogram::{DateHistogramParams, DateValue};
 pub use self::filters::{FilterParams, FiltersParams};
 pub use self::geo::{GeoBoundsParams, GeoCentroidParams, GeoGridParams, GridSystem};
 pub use self::histogram::HistogramParams;
+pub use self::ip_range::IpRangeParams;
 pub use self::kind::AggKind;
 pub use self::metric::MetricParams;
 pub use self::missing::MissingParams;

@@ -7,10 +7,10 @@ use serde_json::Value;
 use super::{
     AggKind, BucketScriptParams, CardinalityParams, CompositeParams, DateHistogramParams,
     FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams, GeoGridParams, GridSystem,
-    HistogramParams, MetricParams, MissingParams, MovingFnParams, MultiTermsParams, NestedParams,
-    PercentileRanksParams, PercentilesParams, PipelineParams, RangeParams, RareTermsParams,
-    SiblingParams, SignificantTermsParams, TermsParams, TopHitsParams, TopMetricsParams,
-    WeightedAvgParams,
+    HistogramParams, IpRangeParams, MetricParams, MissingParams, MovingFnParams, MultiTermsParams,
+    NestedParams, PercentileRanksParams, PercentilesParams, PipelineParams, RangeParams,
+    RareTermsParams, SiblingParams, SignificantTermsParams, TermsParams, TopHitsParams,
+    TopMetricsParams, WeightedAvgParams,
 };
 use crate::error::{Result, SearchError};
 
@@ -49,6 +49,8 @@ pub enum TypedParams {
     Composite(CompositeParams),
     /// `range`, `date_range`.
     Range(RangeParams),
+    /// `ip_range`.
+    IpRange(IpRangeParams),
     /// `missing`.
     Missing(MissingParams),
     /// `geo_centroid`.
@@ -109,6 +111,7 @@ impl TypedParams {
             }
             AggKind::Composite => TypedParams::Composite(CompositeParams::parse(name, params)?),
             k if RangeParams::covers(k) => TypedParams::Range(RangeParams::parse(k, name, params)?),
+            AggKind::IpRange => TypedParams::IpRange(IpRangeParams::parse(name, params)?),
             AggKind::Missing => TypedParams::Missing(MissingParams::parse(name, params)?),
             AggKind::GeoCentroid => {
                 TypedParams::GeoCentroid(GeoCentroidParams::parse(name, params)?)
@@ -180,6 +183,7 @@ impl TypedParams {
             TypedParams::RareTerms(r) => Some(&r.values.field),
             TypedParams::SignificantTerms(s) => Some(&s.values.field),
             TypedParams::Range(r) => Some(&r.field),
+            TypedParams::IpRange(r) => Some(&r.field),
             TypedParams::Missing(m) => Some(&m.field),
             TypedParams::GeoCentroid(g) => Some(&g.field),
             TypedParams::GeoBounds(g) => Some(&g.field),
