@@ -200,3 +200,18 @@ fn bad_requests_get_elasticsearchs_errors() {
         );
     }
 }
+
+/// An `ip` runtime field is not an `ip_range` source here: refused, not
+/// answered with empty buckets.
+#[test]
+fn a_runtime_field_is_refused() {
+    let (_tmp, catalog) = setup();
+    let body = json!({
+        "size": 0,
+        "runtime_mappings": {"rt": {"type": "ip", "script": {"source": "emit('10.0.0.1')"}}},
+        "aggs": {"r": {"ip_range": {"field": "rt", "ranges": [{"to": "10.0.0.5"}]}}}
+    });
+    let err = common::try_search(&catalog, &body).unwrap_err();
+    assert_eq!(err.status(), 400, "{err}");
+    assert!(err.to_string().contains("runtime field [rt]"), "{err}");
+}
