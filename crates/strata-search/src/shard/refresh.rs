@@ -65,7 +65,7 @@ impl Shard {
         };
         committed?;
         handed?;
-        self.reader.reload()?;
+        self.reload_reader()?;
         // The reader now answers for what the commit covered; later writes
         // stay in the live map until a commit covers them.
         let mut state = self.write.lock();
@@ -116,7 +116,7 @@ impl Shard {
         // reads them, so the fresh copies are freed once searches in
         // flight end (else they would stay until the next refresh).
         if persisted.files > 0 {
-            self.reader.reload()?;
+            self.reload_reader()?;
         }
         persisted.forget_fresh_columns();
         let point = match &persisted.payload {
@@ -137,7 +137,7 @@ impl Shard {
             self.writer.lock()?.merge(&ids)
         };
         merge.wait()?;
-        self.reader.reload()?;
+        self.reload_reader()?;
         Ok(())
     }
 

@@ -44,6 +44,16 @@ impl Shard {
         }
     }
 
+    /// Reloads the reader and drops the store readers of the generation
+    /// before, which would otherwise hold its segments' files (the fresh
+    /// copies a flush persisted, merged-away segments) until the next
+    /// fetch.
+    pub(super) fn reload_reader(&self) -> Result<()> {
+        self.reader.reload()?;
+        *self.stores.lock() = None;
+        Ok(())
+    }
+
     /// Saves the shapes added since the last save (before a commit, which
     /// may hold documents of them).
     pub(super) fn save_source_shapes(&self) -> Result<()> {
