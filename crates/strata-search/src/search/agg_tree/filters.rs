@@ -126,7 +126,7 @@ fn entries(name: &str, value: &Value) -> Result<(Vec<(String, ParsedQuery)>, boo
 }
 
 /// A boolean, as Elasticsearch reads one (`true`, or the string `"true"`).
-fn boolean(v: &Value) -> Option<bool> {
+pub(super) fn boolean(v: &Value) -> Option<bool> {
     match v {
         Value::Bool(b) => Some(*b),
         Value::String(s) if s == "true" => Some(true),

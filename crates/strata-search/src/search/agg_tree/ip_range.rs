@@ -21,6 +21,7 @@
 
 use serde_json::Value;
 
+use super::filters::boolean;
 use super::source::{field_name, object_of, unknown_key};
 use crate::error::{Result, SearchError};
 use crate::query::ip_range::{cidr, parse_ip};
@@ -105,16 +106,6 @@ impl IpRangeParams {
             keyed,
             missing,
         })
-    }
-}
-
-/// A JSON boolean, or its text (Elasticsearch's boolean fields take both).
-fn boolean(v: &Value) -> Option<bool> {
-    match v {
-        Value::Bool(b) => Some(*b),
-        Value::String(s) if s == "true" => Some(true),
-        Value::String(s) if s == "false" => Some(false),
-        _ => None,
     }
 }
 
