@@ -9,6 +9,7 @@
 //! ([`TextTokens::Simple`]), recorded by `index.version.created`, so their
 //! terms and their queries' terms stay the same.
 
+mod ascii_words;
 mod standard;
 
 use tantivy::tokenizer::{

@@ -7,10 +7,14 @@
 //! (`example.com`, `dog's`) and by `_` (`foo_bar`) are one token; each Han
 //! ideograph is its own token. A word longer than 255 characters is cut
 //! into pieces of 255, as Lucene's `maxTokenLength` does. Emoji, which
-//! Lucene also emits, are dropped (they hold no letter or digit).
+//! Lucene also emits, are dropped (they hold no letter or digit). ASCII
+//! text, nearly all of it in logs, is split by [`AsciiWords`] without the
+//! Unicode tables, at the same boundaries.
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 use unicode_segmentation::{UWordBoundIndices, UnicodeSegmentation};
+
+use super::ascii_words::AsciiWords;
 
 /// Characters in a token at most; longer words are cut (Lucene's default).
 const MAX_TOKEN_CHARS: usize = 255;
@@ -24,12 +28,30 @@ pub struct StandardTokenizer {
 /// The tokens of one text.
 pub struct StandardTokenStream<'a> {
     text: &'a str,
-    words: UWordBoundIndices<'a>,
+    words: Words<'a>,
     /// The rest of a word longer than [`MAX_TOKEN_CHARS`]: its offset.
     long_rest: Option<usize>,
     /// Where the word being cut ends.
     long_end: usize,
     token: &'a mut Token,
+}
+
+/// Where the words of a text come from: the ASCII split or UAX #29's.
+enum Words<'a> {
+    Ascii(AsciiWords<'a>),
+    Unicode(UWordBoundIndices<'a>),
+}
+
+impl Words<'_> {
+    /// The next word holding a letter or a digit: its start and end.
+    fn next_alphanumeric(&mut self) -> Option<(usize, usize)> {
+        match self {
+            Words::Ascii(words) => words.next(),
+            Words::Unicode(words) => words
+                .find(|(_, word)| word.chars().any(char::is_alphanumeric))
+                .map(|(at, word)| (at, at + word.len())),
+        }
+    }
 }
 
 impl Tokenizer for StandardTokenizer {
@@ -39,7 +61,11 @@ impl Tokenizer for StandardTokenizer {
         self.token.reset();
         StandardTokenStream {
             text,
-            words: text.split_word_bound_indices(),
+            words: if text.is_ascii() {
+                Words::Ascii(AsciiWords::new(text.as_bytes()))
+            } else {
+                Words::Unicode(text.split_word_bound_indices())
+            },
             long_rest: None,
             long_end: 0,
             token: &mut self.token,
@@ -77,13 +103,13 @@ impl TokenStream for StandardTokenStream<'_> {
             self.emit(from, self.long_end);
             return true;
         }
-        for (at, word) in self.words.by_ref() {
-            if word.chars().any(char::is_alphanumeric) {
-                self.emit(at, at + word.len());
-                return true;
+        match self.words.next_alphanumeric() {
+            Some((from, end)) => {
+                self.emit(from, end);
+                true
             }
+            None => false,
         }
-        false
     }
 
     fn token(&self) -> &Token {
@@ -199,5 +225,14 @@ mod tests {
         // The pieces tile the word.
         assert_eq!((got[1].1, got[3].2), (2, 2 + word.len()));
         assert_eq!(got[1].2, got[2].1);
+    }
+
+    #[test]
+    fn ascii_words_over_255_characters_are_cut_too() {
+        let word = "ab.".repeat(200) + "c";
+        let got = tokens(&format!("x {word} y"));
+        let lengths: Vec<usize> = got.iter().map(|t| t.0.len()).collect();
+        assert_eq!(lengths, [1, 255, 255, 91, 1]);
+        assert_eq!(got[3].2, 2 + word.len());
     }
 }

@@ -98,7 +98,10 @@ pub fn build_document(
     source: &[u8],
     values: Vec<(String, FieldValue)>,
 ) -> TantivyDocument {
-    let mut doc = TantivyDocument::new();
+    // The document's bytes hold the source (shaped, so smaller) and the
+    // values again (about the source's size) beside the id and the field
+    // names: room for twice the source saves growing them by copies.
+    let mut doc = TantivyDocument::with_capacity(2 * source.len() + id.len() + 256);
     doc.add_text(fields.id, id);
     match shapes.encode(source) {
         Some(shaped) => doc.add_bytes(fields.source, &shaped),

@@ -248,11 +248,12 @@ fn split(source: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
 fn string_end(source: &[u8], start: usize) -> Option<usize> {
     let mut j = start + 1;
     loop {
-        match *source.get(j)? {
-            b'\\' => j += 2,
-            b'"' => return Some(j),
-            _ => j += 1,
+        j += memchr::memchr2(b'\\', b'"', source.get(j..)?)?;
+        if source[j] == b'"' {
+            return Some(j);
         }
+        // An escape: the next byte is escaped, whatever it is.
+        j += 2;
     }
 }
 
