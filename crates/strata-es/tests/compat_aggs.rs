@@ -122,14 +122,26 @@ async fn percentile_ranks_replies() {
         "{out}"
     );
 
-    // A date field is refused: the sketch keeps a date within about 100
-    // days of itself, so its ranks would be guesses.
-    let body = json!({"size": 0, "aggs": {"d": {"percentile_ranks": {"field": "t", "values": [JAN1 + DAY]}}}});
-    let r = s.json("POST", "/m/_search", Some(body)).await;
-    assert_error(
-        &r,
-        "illegal_argument_exception",
-        "[percentile_ranks] on date field [t] is not supported",
+    // On a date field: keys as Java prints the double, and each rank
+    // also formatted with the field's format beside it. Two documents on
+    // the 1st, two on the 2nd, one on the 3rd: the 2nd ranks (2 + 1) / 5.
+    let dates = aggs(
+        &s,
+        json!({"d": {"percentile_ranks": {"field": "t", "values": [JAN1 + DAY]}},
+               "p": {"percentiles": {"field": "t", "percents": [50], "keyed": false}}}),
+    )
+    .await;
+    assert_eq!(
+        dates["d"],
+        json!({"values": {"1.7041536E12": 60.0,
+                          "1.7041536E12_as_string": "1970-01-01T00:00:00.060Z"}}),
+        "{dates}"
+    );
+    assert_eq!(
+        dates["p"],
+        json!({"values": [{"key": 50.0, "value": (JAN1 + DAY) as f64,
+                           "value_as_string": "2024-01-02T00:00:00.000Z"}]}),
+        "{dates}"
     );
 }
 

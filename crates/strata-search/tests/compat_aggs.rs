@@ -2,7 +2,7 @@
 //! in passes of its own, over five documents this file indexes (shared
 //! with `compat_top_metrics` and `compat_multi_terms`): here
 //! `percentile_ranks`, at the top level and under `terms` and
-//! `date_histogram`, checked against Elasticsearch's answers in its REST
+//! `date_histogram`, and on a date field, checked against Elasticsearch's answers in its REST
 //! tests and against values worked out from the documents; and the errors
 //! bad requests give.
 
@@ -160,18 +160,24 @@ fn percentile_ranks_per_bucket() {
     assert_eq!(days[2]["r"]["values"][0]["value"], json!(0.0));
 }
 
-/// A date field is refused: the sketch keeps a date in millis within
-/// about 100 days of itself, so its ranks would be guesses.
+/// A date field is ranked exactly for few dates (b93bcb8b refused it
+/// while the sketch kept a date only within about 100 days). Two
+/// documents on the 1st, two on the 2nd, one on the 3rd: the 2nd's share
+/// spreads from halfway back to halfway on, so the 2nd ranks (2 + 1) / 5;
+/// the rank is also written as a date, as Elasticsearch writes any value
+/// of a date field's metric.
 #[test]
-fn percentile_ranks_refuse_dates() {
+fn percentile_ranks_on_dates() {
     let (_tmp, catalog) = setup();
-    let body = json!({"size": 0, "aggs": {"dates": {"percentile_ranks": {"field": "t", "values": [JAN1 + DAY]}}}});
-    let err = common::try_search(&catalog, &body).unwrap_err();
-    assert_eq!(err.status(), 400, "{err}");
-    assert!(
-        err.to_string()
-            .contains("on date field [t] is not supported"),
-        "{err}"
+    let out = aggs(
+        &catalog,
+        json!({"match_all": {}}),
+        json!({"dates": {"percentile_ranks": {"field": "t", "values": [JAN1 + DAY]}}}),
+    );
+    assert_eq!(
+        out["dates"],
+        json!({"values": {"1.7041536E12": 60.0,
+                          "1.7041536E12_as_string": "1970-01-01T00:00:00.060Z"}})
     );
 }
 

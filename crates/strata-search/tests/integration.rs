@@ -22,6 +22,8 @@ mod compat_multi_terms;
 mod compat_top_metrics;
 #[path = "concurrent_refresh.rs"]
 mod concurrent_refresh;
+#[path = "date_percentiles.rs"]
+mod date_percentiles;
 #[path = "date_ranges.rs"]
 mod date_ranges;
 #[path = "distinct_terms.rs"]

@@ -1,5 +1,6 @@
 //! Date values: parsing with Elasticsearch date formats into epoch
-//! milliseconds (UTC), and formatting milliseconds as ISO 8601.
+//! milliseconds (UTC), and formatting milliseconds as ISO 8601 or with a
+//! format's first pattern (`date_format.rs`).
 //!
 //! Supported formats: `strict_date_optional_time`, `date_optional_time`,
 //! `strict_date_time`, `date`/`strict_date`, `epoch_millis`,
@@ -61,6 +62,16 @@ impl DateFormat {
         Ok(DateFormat {
             text: text.to_string(),
             alternatives,
+        })
+    }
+
+    /// A request's `format` (a sort's, an aggregation's): a bad pattern
+    /// is the request's error (`illegal_argument_exception`, as
+    /// Elasticsearch's formatter reports it), not a mapping's.
+    pub(crate) fn from_request(text: &str) -> Result<DateFormat> {
+        DateFormat::parse(text).map_err(|e| match e {
+            SearchError::MapperParsing(message) => SearchError::illegal(message),
+            other => other,
         })
     }
 
@@ -321,58 +332,6 @@ pub(crate) fn civil_from_days(z: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
-/// `2024-01-31T12:00:00.000Z` for epoch milliseconds.
-pub fn format_millis(millis: i64) -> String {
-    let days = millis.div_euclid(86_400_000);
-    let rem = millis.rem_euclid(86_400_000);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000
-    )
-}
-
-impl DateFormat {
-    /// Formats the UTC instant `utc_ms` with the first alternative, in a
-    /// zone `offset_ms` east of UTC (`suffix` is that offset as printed,
-    /// `Z` or `+02:00`, used by the ISO form).
-    pub(crate) fn format_in(&self, utc_ms: i64, offset_ms: i64, suffix: &str) -> String {
-        let local = utc_ms.saturating_add(offset_ms);
-        match self.alternatives.first() {
-            Some(Alternative::EpochMillis) => utc_ms.to_string(),
-            Some(Alternative::EpochSecond) => utc_ms.div_euclid(1000).to_string(),
-            Some(Alternative::Pattern(parts)) => {
-                let days = local.div_euclid(86_400_000);
-                let rem = local.rem_euclid(86_400_000);
-                let (y, mo, d) = civil_from_days(days);
-                let mut out = String::new();
-                for part in parts {
-                    match part {
-                        PatternPart::Year => out.push_str(&format!("{y:04}")),
-                        PatternPart::Month => out.push_str(&format!("{mo:02}")),
-                        PatternPart::Day => out.push_str(&format!("{d:02}")),
-                        PatternPart::Hour => out.push_str(&format!("{:02}", rem / 3_600_000)),
-                        PatternPart::Minute => out.push_str(&format!("{:02}", rem / 60_000 % 60)),
-                        PatternPart::Second => out.push_str(&format!("{:02}", rem / 1000 % 60)),
-                        PatternPart::Millis => out.push_str(&format!("{:03}", rem % 1000)),
-                        PatternPart::Literal(c) => out.push(*c),
-                    }
-                }
-                out
-            }
-            Some(Alternative::Iso) | None => {
-                let mut out = format_millis(local);
-                out.pop(); // the `Z` of the UTC form
-                out.push_str(suffix);
-                out
-            }
-        }
-    }
-}
-
 /// True when a date string names its own offset (`Z`, `+02:00`, `-0530`
 /// after the time), so a request's `time_zone` does not apply to it.
 pub fn has_explicit_offset(s: &str) -> bool {
@@ -387,6 +346,10 @@ pub fn has_explicit_offset(s: &str) -> bool {
 pub fn looks_like_date(s: &str) -> bool {
     s.len() >= 10 && s.as_bytes().get(4) == Some(&b'-') && parse_iso(s).is_some()
 }
+
+#[path = "date_format.rs"]
+mod format;
+pub use format::format_millis;
 
 #[cfg(test)]
 #[path = "date_tests.rs"]

@@ -101,6 +101,9 @@ fn translate_at<'n>(
         let kind = node.kind.name().to_string();
         let scanned = match &node.typed {
             TypedParams::Cardinality(c) => scan_aggs::cardinality_here(depth, c, mappings),
+            // A date field's (at any depth): tantivy's sketch keeps a date
+            // in millis only to within 1% of itself, months.
+            TypedParams::Percentiles(p) => scan_aggs::percentiles_here(p, mappings),
             _ => true,
         };
         if node.kind == AggKind::Composite && depth > 1 {
@@ -227,7 +230,7 @@ fn translate_at<'n>(
                 let column = format!("{KEYWORDS}.{field}");
                 let params = match &node.typed {
                     TypedParams::Metric(metric) => metric.tantivy_request(&column),
-                    TypedParams::Percentiles(p) => p.tantivy_request(&column),
+                    TypedParams::Percentiles(p) => p.tantivy_request(name, &column)?,
                     TypedParams::Cardinality(c) => c.tantivy_request(&column),
                     TypedParams::Histogram(h) => h.tantivy_request(&column),
                     TypedParams::Terms(t) => {

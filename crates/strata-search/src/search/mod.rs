@@ -22,13 +22,15 @@
 //!   parent's final buckets; `sibling_pipelines`: `max_bucket`,
 //!   `stats_bucket` and the like over a sibling's buckets, on the response.
 //! - `scan_aggs`: `composite`, `weighted_avg`, `rare_terms`,
-//!   `significant_terms`, `percentile_ranks`, `multi_terms` and most `cardinality`s, from column values in a
-//!   pass of their own; `distinct_count`: cardinality's exact-then-sketch count.
+//!   `significant_terms`, `percentile_ranks`, `multi_terms`, most
+//!   `cardinality`s and a date field's `percentiles`, from column values
+//!   in a pass of their own; `distinct_count`: cardinality's exact-then-sketch count.
 //! - `own_aggs`: aggregations tantivy has but Strata computes faster with
 //!   its own collectors in the same pass: `time_buckets` (fixed-interval
 //!   `date_histogram` with simple children), `distinct_terms`
 //!   (`cardinality` of keyword and ip fields from cached term coupons),
-//!   `percentiles` (of numeric fields, on a log-linear histogram),
+//!   `percentiles` (of numeric fields at the top level, on a log-linear
+//!   histogram; a date field's are scanned, at any depth),
 //!   `top_terms` (`terms` of keyword fields by count, with at most one
 //!   `terms` below; `term_names`: their terms by ordinal, from cached
 //!   tables of large dictionaries).

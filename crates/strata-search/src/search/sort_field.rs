@@ -167,7 +167,9 @@ impl SortField {
                         s.numeric_type = text_param(params, "numeric_type")?
                             .map(NumericType::parse)
                             .transpose()?;
-                        s.format = text_param(params, "format")?.map(sort_format).transpose()?;
+                        s.format = text_param(params, "format")?
+                            .map(DateFormat::from_request)
+                            .transpose()?;
                         params.get("order").and_then(Value::as_str)
                     }
                     other => {
@@ -304,16 +306,6 @@ impl SortField {
             _ => value.to_json(),
         }
     }
-}
-
-/// A criterion's `format` as a date format; a bad pattern is the
-/// request's error (`illegal_argument_exception`, as Elasticsearch's
-/// formatter reports it), not a mapping's.
-fn sort_format(text: &str) -> Result<DateFormat> {
-    DateFormat::parse(text).map_err(|e| match e {
-        SearchError::MapperParsing(message) => SearchError::illegal(message),
-        other => other,
-    })
 }
 
 /// The parameter `key` of a criterion as text (`None`: absent or null).

@@ -118,6 +118,7 @@ pub use self::range::{RangeEdge, RangeParams};
 pub use self::rare_terms::RareTermsParams;
 pub use self::sibling::{SiblingKind, SiblingParams};
 pub use self::significant_terms::{Heuristic, SignificantTermsParams};
+pub use self::source::MissingValue;
 pub use self::term_values::TermValues;
 pub use self::terms::TermsParams;
 pub use self::top_hits::TopHitsParams;

@@ -1,15 +1,18 @@
 //! [`PercentileRanksParams`]: a `percentile_ranks` aggregation's
 //! parameters, typed when the request is parsed, as Elasticsearch 8 reads
-//! them: `values` required, not empty, numbers, sorted (a result lists
-//! them in that order); `keyed` a boolean; `missing` a number. As for
-//! `percentiles`, `tdigest` and `hdr` are refused rather than ignored and
-//! scripts are refused: ranks come from the same log histogram
-//! (`percentiles/sketch.rs`). Whether the field is numeric is the scan's
-//! to judge, against the mapping.
+//! them: `values` required, not empty, numbers (on a date field epoch
+//! milliseconds: Elasticsearch reads `values` as doubles, so a date
+//! string is refused), sorted (a result lists them in that order);
+//! `keyed` a boolean; `missing` a number, or on a date field a date or
+//! date math; `format` kept for a date field's `_as_string` values. As
+//! for `percentiles`, `tdigest` and `hdr` are refused rather than ignored
+//! and scripts are refused: ranks come from Strata's own sketches
+//! (`percentiles/`). Whether the field is numeric is the scan's to judge,
+//! against the mapping.
 
 use serde_json::Value;
 
-use super::source::{number, object_of, unknown_key, SourceParams};
+use super::source::{number, object_of, unknown_key, MissingValue, SourceParams};
 use crate::error::{Result, SearchError};
 
 const KIND: &str = "percentile_ranks";
@@ -24,13 +27,16 @@ pub struct PercentileRanksParams {
     /// Whether the result is an object keyed by value (else a list).
     pub(crate) keyed: bool,
     /// The value documents without one count as.
-    pub(crate) missing: Option<f64>,
+    pub(crate) missing: Option<MissingValue>,
+    /// `format`: how a date field's ranks are written (else the field's
+    /// format); not read on other fields.
+    pub(crate) format: Option<String>,
 }
 
 impl PercentileRanksParams {
     /// The parameters `body` of the `percentile_ranks` aggregation `name`.
     pub(crate) fn parse(name: &str, body: &Value) -> Result<PercentileRanksParams> {
-        let mut source = SourceParams::default();
+        let mut source = SourceParams::dated();
         let (mut values, mut keyed) = (None, true);
         for (key, value) in object_of(KIND, name, body)? {
             if source.read(KIND, name, key, value)? {
@@ -59,12 +65,13 @@ impl PercentileRanksParams {
             reason: "Required [values]".into(),
             cause: None,
         })?;
-        let (field, missing) = source.finish(name)?;
+        let (field, missing, format) = source.finish_dated(name)?;
         Ok(PercentileRanksParams {
             field,
             values,
             keyed,
             missing,
+            format,
         })
     }
 }
@@ -105,6 +112,7 @@ mod tests {
     use super::PercentileRanksParams;
     use crate::error::Result;
     use crate::search::agg_tree::tests::{assert_refusals, typed};
+    use crate::search::agg_tree::MissingValue;
     use crate::search::agg_tree::TypedParams;
 
     fn parsed(params: Value) -> Result<PercentileRanksParams> {
@@ -122,7 +130,12 @@ mod tests {
         assert_eq!((p.field.as_str(), p.missing), ("n", None));
         let p = parsed(json!({"field": "n", "values": [5], "keyed": false, "missing": 3})).unwrap();
         assert!(!p.keyed);
-        assert_eq!(p.missing, Some(3.0));
+        assert_eq!(p.missing, Some(MissingValue::Number(3.0)));
+        let p = parsed(json!({"field": "t", "values": [5], "missing": "2024-01-02",
+                              "format": "yyyy-MM-dd"}))
+        .unwrap();
+        assert_eq!(p.missing, Some(MissingValue::Date("2024-01-02".into())));
+        assert_eq!(p.format.as_deref(), Some("yyyy-MM-dd"));
     }
 
     #[test]

@@ -1,13 +1,15 @@
 //! [`PercentilesParams`]: a `percentiles` aggregation's parameters, typed
 //! when the request is parsed, as Elasticsearch 8 reads them: `percents`
 //! sorted (a result lists them in that order), each within 0..=100, and
-//! not empty; `keyed` a boolean; `missing` a number. `tdigest` and `hdr`
-//! (the choice of Elasticsearch's sketch) are refused rather than ignored:
-//! percentiles here come from one log histogram (`percentiles/sketch.rs`).
+//! not empty; `keyed` a boolean; `missing` a number, or on a date field a
+//! date or date math ([`MissingValue`]); `format` kept for a date field's
+//! `_as_string` values. `tdigest` and `hdr` (the choice of
+//! Elasticsearch's sketch) are refused rather than ignored: percentiles
+//! here come from Strata's own sketches (`percentiles/`).
 
 use serde_json::{Map, Value};
 
-use super::source::{number, object_of, unknown_key, SourceParams};
+use super::source::{number, object_of, unknown_key, MissingValue, SourceParams};
 use crate::error::{Result, SearchError};
 use crate::search::java_double::java_double;
 
@@ -24,14 +26,17 @@ pub struct PercentilesParams {
     /// Whether the result is an object keyed by percent (else a list).
     pub keyed: bool,
     /// The value documents without one count as.
-    pub missing: Option<f64>,
+    pub missing: Option<MissingValue>,
+    /// `format`: how a date field's values are written (else the field's
+    /// format); not read on other fields.
+    pub format: Option<String>,
 }
 
 impl PercentilesParams {
     /// The parameters `body` of the `percentiles` aggregation `name`.
     pub fn parse(name: &str, body: &Value) -> Result<PercentilesParams> {
         const KIND: &str = "percentiles";
-        let mut source = SourceParams::default();
+        let mut source = SourceParams::dated();
         let (mut percents, mut keyed) = (DEFAULT_PERCENTS.to_vec(), true);
         for (key, value) in object_of(KIND, name, body)? {
             if source.read(KIND, name, key, value)? {
@@ -54,26 +59,29 @@ impl PercentilesParams {
                 other => return Err(unknown_key(KIND, other)),
             }
         }
-        let (field, missing) = source.finish(name)?;
+        let (field, missing, format) = source.finish_dated(name)?;
         Ok(PercentilesParams {
             field,
             percents,
             keyed,
             missing,
+            format,
         })
     }
 
-    /// tantivy's parameters, over the column `column` (the field's schema
-    /// path).
-    pub fn tantivy_request(&self, column: &str) -> Value {
+    /// tantivy's parameters for the aggregation `name` on a field that is
+    /// not a date, over the column `column` (the field's schema path); a
+    /// `missing` that is not a number is refused here.
+    pub fn tantivy_request(&self, name: &str, column: &str) -> Result<Value> {
         let mut out = Map::new();
         out.insert("field".into(), Value::from(column));
         out.insert("percents".into(), Value::from(self.percents.clone()));
         out.insert("keyed".into(), Value::from(self.keyed));
-        if let Some(missing) = self.missing {
-            out.insert("missing".into(), Value::from(missing));
+        if let Some(missing) = &self.missing {
+            let n = missing.number("percentiles", name)?;
+            out.insert("missing".into(), Value::from(n));
         }
-        Value::Object(out)
+        Ok(Value::Object(out))
     }
 }
 

@@ -1,21 +1,57 @@
 //! [`SourceParams`]: the parameters every values-source aggregation
 //! (`min`, `percentiles`, ...) reads alike: `field` (required), `missing`,
 //! `script` (refused: no scripts on aggregations here), and `format` and
-//! `value_type` (accepted; they change nothing yet). Each kind's own
-//! parser (`metric.rs`, `percentiles.rs`) handles the rest.
+//! `value_type` (accepted; only the kinds that read dates, `percentiles`
+//! and `percentile_ranks`, use `format`, and take a `missing` that is a
+//! date rather than a number: [`MissingValue`]). Each kind's own parser
+//! (`metric.rs`, `percentiles.rs`) handles the rest.
 
 use serde_json::{Map, Value};
 
 use crate::error::{Result, SearchError};
 
+/// A `missing` as the request writes it, before the field's type says
+/// how to read it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MissingValue {
+    /// A number or numeric string (on a date field: epoch milliseconds).
+    Number(f64),
+    /// Other text: only a date field reads it (a date in the format, or
+    /// date math such as `now-1d`).
+    Date(String),
+}
+
+impl MissingValue {
+    /// The value on a field that is not a date: the number, or the
+    /// parse's error for text (as a numeric-only `missing` is refused).
+    pub fn number(&self, kind: &str, name: &str) -> Result<f64> {
+        match self {
+            MissingValue::Number(n) => Ok(*n),
+            MissingValue::Date(text) => number(kind, name, "missing", &Value::from(text.as_str())),
+        }
+    }
+}
+
 /// The common parameters read so far.
 #[derive(Debug, Default)]
 pub(super) struct SourceParams {
     field: Option<String>,
-    missing: Option<f64>,
+    missing: Option<MissingValue>,
+    format: Option<String>,
+    /// Whether a `missing` that is not a number is kept for a date field
+    /// to read (else it is the parse's error).
+    dated: bool,
 }
 
 impl SourceParams {
+    /// The common parameters of a kind that reads date fields too.
+    pub(super) fn dated() -> SourceParams {
+        SourceParams {
+            dated: true,
+            ..SourceParams::default()
+        }
+    }
+
     /// Reads `key` if it is a common parameter of the `kind` aggregation
     /// `name` (`Ok(false)`: it is not, the kind's own parser goes on).
     pub(super) fn read(
@@ -27,8 +63,18 @@ impl SourceParams {
     ) -> Result<bool> {
         match key {
             "field" => self.field = Some(field_name(kind, name, value)?),
-            "missing" => self.missing = Some(number(kind, name, key, value)?),
-            "format" | "value_type" if value.is_string() => {}
+            "missing" => {
+                self.missing = Some(match (number(kind, name, key, value), value) {
+                    (Ok(n), _) => MissingValue::Number(n),
+                    (Err(_), Value::String(text)) if self.dated => MissingValue::Date(text.clone()),
+                    (Err(e), _) => return Err(e),
+                })
+            }
+            "format" => match value {
+                Value::String(text) => self.format = Some(text.clone()),
+                _ => return Ok(false),
+            },
+            "value_type" if value.is_string() => {}
             "script" => return Err(SearchError::illegal("scripts are not supported")),
             _ => return Ok(false),
         }
@@ -37,7 +83,21 @@ impl SourceParams {
 
     /// The field (required) and `missing` of the aggregation `name`.
     pub(super) fn finish(self, name: &str) -> Result<(String, Option<f64>)> {
-        Ok((required_field(name, self.field)?, self.missing))
+        // Without `dated`, `read` kept only numbers.
+        let missing = match self.missing {
+            Some(MissingValue::Number(n)) => Some(n),
+            _ => None,
+        };
+        Ok((required_field(name, self.field)?, missing))
+    }
+
+    /// The field (required), `missing` and `format` of the aggregation
+    /// `name` (of a kind read with [`SourceParams::dated`]).
+    pub(super) fn finish_dated(
+        self,
+        name: &str,
+    ) -> Result<(String, Option<MissingValue>, Option<String>)> {
+        Ok((required_field(name, self.field)?, self.missing, self.format))
     }
 }
 

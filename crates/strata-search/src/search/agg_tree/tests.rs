@@ -2,7 +2,9 @@
 
 use serde_json::{json, Value};
 
-use super::{AggKind, AggTree, MetricParams, PercentilesParams, TypedParams, MAX_AGG_DEPTH};
+use super::{
+    AggKind, AggTree, MetricParams, MissingValue, PercentilesParams, TypedParams, MAX_AGG_DEPTH,
+};
 use crate::error::QueryStep;
 
 fn key(k: &str) -> QueryStep {
@@ -206,15 +208,32 @@ fn percentiles_are_typed_sorted_and_checked_as_elasticsearch_does() {
         field: "n".into(),
         percents: vec![50.0, 99.0, 99.9],
         keyed: false,
-        missing: Some(0.0),
+        missing: Some(MissingValue::Number(0.0)),
+        format: None,
     };
     assert_eq!(
         tree.nodes()[0].typed,
         TypedParams::Percentiles(expected.clone())
     );
     assert_eq!(
-        expected.tantivy_request("col.n"),
+        expected.tantivy_request("p", "col.n").unwrap(),
         json!({"field": "col.n", "percents": [50.0, 99.0, 99.9], "keyed": false, "missing": 0.0})
+    );
+    // A date's `missing` and a `format` are kept for a date field to read;
+    // on any other field that `missing` is the usual refusal.
+    let dated = AggTree::parse(json!({"p": {"percentiles": {
+        "field": "t", "missing": "2024-01-01", "format": "yyyy"
+    }}}))
+    .unwrap();
+    let TypedParams::Percentiles(d) = &dated.nodes()[0].typed else {
+        panic!("typed as percentiles")
+    };
+    assert_eq!(d.missing, Some(MissingValue::Date("2024-01-01".into())));
+    assert_eq!(d.format.as_deref(), Some("yyyy"));
+    let err = d.tantivy_request("p", "col.t").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "[missing] of [percentiles] aggregation [p] must be a number, got [\"2024-01-01\"]"
     );
     let defaults = AggTree::parse(json!({"p": {"percentiles": {"field": "n"}}})).unwrap();
     let TypedParams::Percentiles(p) = &defaults.nodes()[0].typed else {

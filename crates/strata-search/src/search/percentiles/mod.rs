@@ -16,16 +16,26 @@
 //!
 //! The same histogram ranks values for `percentile_ranks` (`ranks`,
 //! computed by `scan_aggs` at any depth).
+//!
+//! A date field's percentiles and ranks are not taken here: within 0.4%
+//! of a date in millis is about 80 days. `scan_aggs` computes them (at
+//! any depth) with a [`SpanDigest`] (`span.rs`): exact for up to 2,000
+//! values, then within 0.4% of each value's distance from the data's
+//! smallest, read as Elasticsearch's t-digest reads its centroids
+//! (`tdigest.rs`).
 
 mod collector;
 mod plan;
 mod ranks;
 mod sketch;
+mod span;
+mod tdigest;
 
 pub use collector::{PercentilesCollector, PercentilesFruit};
 pub use plan::ValuePercentiles;
 pub(crate) use ranks::percent_rank;
 pub(crate) use sketch::LogHistogram;
+pub(crate) use span::SpanDigest;
 
 use serde_json::{json, Map, Value};
 

@@ -8,9 +8,14 @@
 //! values 1, 51, 101 and 151 rank 50 at 37% (not the 25% of an exact
 //! count), the three of them from 51 rank 50 at 16%, and one value
 //! repeated ranks anything above it at 100%: Elasticsearch's answers in
-//! its REST tests (`420_percentile_ranks_tdigest_metric.yml`).
+//! its REST tests (`420_percentile_ranks_tdigest_metric.yml`). The
+//! spreading is `tdigest::share`'s, which a date's [`SpanDigest`]
+//! (`span.rs`) reads its ranks with too.
+//!
+//! [`SpanDigest`]: super::SpanDigest
 
 use super::sketch::LogHistogram;
+use super::tdigest::share;
 
 /// The percent (0 to 100) of the values of `histogram` at or below
 /// `value`; `None` when the histogram is empty or `value` is NaN.
@@ -20,41 +25,6 @@ pub(crate) fn percent_rank(histogram: &LogHistogram, value: f64) -> Option<f64> 
         return None;
     }
     Some(100.0 * share(&histogram.centroids(), min, max, value))
-}
-
-/// The share (0 to 1) at or below `x` of `centroids` (ascending, not
-/// empty) of values within `min..=max`.
-fn share(centroids: &[(f64, u64)], min: f64, max: f64, x: f64) -> f64 {
-    let total: f64 = centroids.iter().map(|c| c.1 as f64).sum();
-    let [(first, _), (second, _), ..] = centroids else {
-        // One centroid: nothing to interpolate between.
-        return if x < min {
-            0.0
-        } else if x > max {
-            1.0
-        } else {
-            0.5
-        };
-    };
-    let spread = |below: f64, (mean, count): (f64, u64), left: f64, right: f64| {
-        let along = (x - (mean - left)) / (left + right);
-        ((below + count as f64 * along) / total).max(0.0)
-    };
-    let mut left = (second - first) / 2.0;
-    let mut below = 0.0;
-    for pair in centroids.windows(2) {
-        let right = (pair[1].0 - pair[0].0) / 2.0;
-        if x < pair[0].0 + right {
-            return spread(below, pair[0], left, right);
-        }
-        below += pair[0].1 as f64;
-        left = right;
-    }
-    let last = centroids[centroids.len() - 1];
-    if x < last.0 + left {
-        return spread(below, last, left, left);
-    }
-    1.0
 }
 
 #[cfg(test)]

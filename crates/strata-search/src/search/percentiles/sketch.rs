@@ -213,6 +213,12 @@ impl LogHistogram {
         self.max = self.max.max(other.max);
     }
 
+    /// The bytes its arrays hold (for the request's memory account).
+    pub(super) fn held_bytes(&self) -> u64 {
+        let counts = self.positive.counts.capacity() + self.negative.counts.capacity();
+        (counts * std::mem::size_of::<u64>()) as u64
+    }
+
     /// The smallest and the largest value added (`None` when empty).
     pub(super) fn extremes(&self) -> Option<(f64, f64)> {
         (self.count() > 0).then_some((self.min, self.max))

@@ -9,7 +9,10 @@
 //!   score against the whole index or a `background_filter`);
 //! - `composite` (`terms`, `histogram`, `date_histogram` sources, `after`
 //!   paging), its buckets' sub-aggregations one search each.
-//! - `percentile_ranks`, on the log histogram of `percentiles`.
+//! - `percentile_ranks`, on the log histogram of `percentiles` (on a date
+//!   field, a digest of offsets from the field's smallest date:
+//!   `date_values`); `percentiles` of a date field, on the same digest
+//!   (`percentiles`; a numeric field's stay in tantivy's pass).
 //! - `multi_terms`: buckets of combinations of several fields' values,
 //!   exact counts, its buckets' sub-aggregations one search each.
 //!
@@ -18,9 +21,12 @@
 
 mod cardinality;
 mod composite;
+mod date_values;
 mod env;
 mod multi_terms;
+mod percent_values;
 mod percentile_ranks;
+mod percentiles;
 mod terms_scans;
 pub mod values;
 mod weighted_avg;
@@ -31,7 +37,9 @@ use serde_json::Value;
 
 use crate::error::{Result, SearchError};
 use crate::mapping::Mappings;
-use crate::search::agg_tree::{AggNode, AggTree, CardinalityParams, TypedParams};
+use crate::search::agg_tree::{
+    AggNode, AggTree, CardinalityParams, PercentilesParams, TypedParams,
+};
 
 /// The aggregation types computed here.
 pub const KINDS: &[&str] = &[
@@ -56,6 +64,12 @@ pub fn cardinality_here(depth: usize, params: &CardinalityParams, mappings: &Map
     !(depth == 1 && !params.other_keys && keyword)
 }
 
+/// Whether a `percentiles` is computed here (on a date field) rather
+/// than in tantivy's pass.
+pub fn percentiles_here(params: &PercentilesParams, mappings: &Mappings) -> bool {
+    percentiles::here(params, mappings)
+}
+
 /// Checks a `cardinality` computed here against the mapping before any
 /// search runs.
 pub fn check_cardinality(
@@ -67,9 +81,9 @@ pub fn check_cardinality(
 }
 
 /// Whether `kind` is computed here (with `cardinality` decided by
-/// [`cardinality_here`]).
+/// [`cardinality_here`], `percentiles` by [`percentiles_here`]).
 pub fn is_scanned(kind: &str) -> bool {
-    KINDS.contains(&kind) || kind == "cardinality"
+    KINDS.contains(&kind) || kind == "cardinality" || kind == "percentiles"
 }
 
 /// Checks the aggregation `node` before any search runs.
@@ -112,7 +126,13 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
         },
         "percentile_ranks" => match &node.typed {
             TypedParams::PercentileRanks(p) => {
-                percentile_ranks::PercentileRanks::new(p, mappings).map(|_| ())
+                percentile_ranks::PercentileRanks::new(name, p, mappings).map(|_| ())
+            }
+            _ => Err(unparsed(name, kind)),
+        },
+        "percentiles" => match &node.typed {
+            TypedParams::Percentiles(p) => {
+                percentiles::DatePercentiles::new(name, p, mappings).map(|_| ())
             }
             _ => Err(unparsed(name, kind)),
         },
@@ -168,7 +188,13 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
         },
         "percentile_ranks" => match &node.typed {
             TypedParams::PercentileRanks(p) => {
-                percentile_ranks::PercentileRanks::new(p, &mappings)?.run(env)
+                percentile_ranks::PercentileRanks::new(name, p, &mappings)?.run(env, name)
+            }
+            _ => Err(unparsed(name, kind)),
+        },
+        "percentiles" => match &node.typed {
+            TypedParams::Percentiles(p) => {
+                percentiles::DatePercentiles::new(name, p, &mappings)?.run(env)
             }
             _ => Err(unparsed(name, kind)),
         },
@@ -185,8 +211,9 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
 }
 
 /// A typed kind (`cardinality`, `weighted_avg`, `rare_terms`,
-/// `significant_terms`, `composite`, `percentile_ranks`, `multi_terms`) whose node carries no typed parameters: the
-/// tree's parse types every one, so this does not come.
+/// `significant_terms`, `composite`, `percentile_ranks`, `percentiles`,
+/// `multi_terms`) whose node carries no typed parameters: the tree's
+/// parse types every one, so this does not come.
 fn unparsed(name: &str, kind: &str) -> SearchError {
     SearchError::illegal(format!("[{kind}] aggregation [{name}] was not parsed"))
 }

@@ -237,6 +237,11 @@ impl Reader {
 pub trait Scan: Send + Sync + 'static {
     /// What one segment (then the merge) accumulates.
     type Acc: Send + Default + 'static;
+    /// An empty accumulator, for each segment and for the merge (the
+    /// default one unless the scan's accumulators carry a setting).
+    fn start(&self) -> Self::Acc {
+        Self::Acc::default()
+    }
     /// The fields read, with their kinds; `doc` gets their values in this order.
     fn fields(&self) -> Vec<(String, ValueKind)>;
     /// Adds one document (`values[i]`: the values of field `i`).
@@ -274,7 +279,7 @@ impl<S: Scan> Collector for ScanCollector<S> {
             scan: Arc::clone(&self.0),
             values: vec![Vec::new(); readers.len()],
             readers,
-            acc: S::Acc::default(),
+            acc: self.0.start(),
         })
     }
 
@@ -283,7 +288,7 @@ impl<S: Scan> Collector for ScanCollector<S> {
     }
 
     fn merge_fruits(&self, fruits: Vec<S::Acc>) -> tantivy::Result<S::Acc> {
-        let mut out = S::Acc::default();
+        let mut out = self.0.start();
         for f in fruits {
             self.0.merge(&mut out, f);
         }

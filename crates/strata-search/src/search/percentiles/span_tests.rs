@@ -1,0 +1,116 @@
+//! [`SpanDigest`]'s tests: exact answers for few values, answers within
+//! 0.4% of the distance from the base past [`EXACT_VALUES`], merges.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use super::*;
+
+const DAY: f64 = 86_400_000.0;
+/// 2024-01-01T00:00:00Z.
+const JAN1: f64 = 1_704_067_200_000.0;
+
+fn digest(base: f64, values: &[f64]) -> SpanDigest {
+    let mut d = SpanDigest::new(base);
+    values.iter().for_each(|&v| d.add(v));
+    d
+}
+
+#[test]
+fn few_dates_give_exact_percentiles_and_ranks() {
+    // Five days of January 2024: the 1st, 3rd, 10th, 20th and 31st.
+    let days = [0.0, 2.0, 9.0, 19.0, 30.0].map(|d| JAN1 + d * DAY);
+    // In any order, in parts merged in any order.
+    let mut d = digest(JAN1, &[days[3], days[0]]);
+    d.merge(digest(JAN1, &[days[4], days[2], days[1]]));
+    let got = d.percentiles(&[0.0, 1.0, 25.0, 50.0, 75.0, 99.0, 100.0]);
+    let want = [
+        days[0],
+        days[0],
+        // Rank 1.25 of 5: a quarter of the way from the 1st's 0.5 ...
+        days[0] + 0.75 * (days[1] - days[0]),
+        days[2],
+        days[3] + 0.25 * (days[4] - days[3]),
+        days[4],
+        days[4],
+    ];
+    assert_eq!(got, want.map(Some).to_vec());
+    // The 3rd ranks (1 + 0.5) / 5 ... spread as the numeric ranks are.
+    let ranks = d.percent_ranks(&[JAN1 - DAY, days[2], JAN1 + 365.0 * DAY, f64::NAN]);
+    assert_eq!(ranks[0], Some(0.0));
+    assert_eq!(ranks[2], Some(100.0));
+    assert_eq!(ranks[3], None);
+    let middle = ranks[1].unwrap();
+    assert!((40.0..60.0).contains(&middle), "{middle}");
+}
+
+#[test]
+fn one_date_and_no_date() {
+    let d = digest(JAN1, &[JAN1 + DAY; 3]);
+    assert_eq!(d.percentiles(&[0.0, 50.0, 99.0]), vec![Some(JAN1 + DAY); 3]);
+    assert_eq!(
+        d.percent_ranks(&[JAN1, JAN1 + DAY, JAN1 + 2.0 * DAY]),
+        vec![Some(0.0), Some(50.0), Some(100.0)]
+    );
+    let empty = SpanDigest::new(JAN1);
+    assert_eq!(empty.percentiles(&[50.0]), vec![None]);
+    assert_eq!(empty.percent_ranks(&[JAN1]), vec![None]);
+    let mut skipped = SpanDigest::new(f64::NAN);
+    skipped.add(f64::NAN);
+    skipped.add(f64::INFINITY);
+    assert_eq!(skipped.count(), 0);
+}
+
+#[test]
+fn past_the_exact_values_answers_stay_within_the_span() {
+    let mut rng = StdRng::seed_from_u64(9);
+    // Ten thousand dates over a month, and over twenty years.
+    for span in [31.0 * DAY, 20.0 * 365.0 * DAY] {
+        let values: Vec<f64> = (0..10_000)
+            .map(|_| (JAN1 + rng.gen_range(0.0..span)).floor())
+            .collect();
+        let base = values.iter().copied().fold(f64::INFINITY, f64::min);
+        // Three parts, as segments: two overflow on their own, one not.
+        let mut d = digest(base, &values[..4_500]);
+        d.merge(digest(base, &values[4_500..9_000]));
+        d.merge(digest(base, &values[9_000..]));
+        assert_eq!(d.count(), 10_000);
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        for (p, got) in [1.0, 25.0, 50.0, 75.0, 99.0]
+            .iter()
+            .zip(d.percentiles(&[1.0, 25.0, 50.0, 75.0, 99.0]))
+        {
+            let exact = sorted[(p / 100.0 * 9_999.0) as usize];
+            let got = got.unwrap();
+            // 0.4% of the distance from the base, plus a rank's share of
+            // the span (interpolation between neighbours).
+            let within = (exact - base) / 256.0 + span / 1_000.0;
+            assert!(
+                (got - exact).abs() <= within,
+                "p{p} over {span}: {got} against {exact}"
+            );
+        }
+        // The extremes are the values themselves.
+        assert_eq!(
+            d.percentiles(&[0.0, 100.0]),
+            vec![Some(sorted[0]), Some(sorted[9_999])]
+        );
+        // Memory stays small: the histogram of offsets, not the values.
+        assert!(d.held_bytes() < 64 << 10, "{}", d.held_bytes());
+    }
+}
+
+#[test]
+fn values_below_the_base_still_count() {
+    let values: Vec<f64> = (0..3_000).map(|i| JAN1 + f64::from(i) * 1_000.0).collect();
+    // The base is the middle: half the offsets are negative.
+    let d = digest(JAN1 + 1_500_000.0, &values);
+    let got = d.percentiles(&[0.0, 50.0, 100.0]);
+    assert_eq!(got[0], Some(JAN1));
+    assert_eq!(got[2], Some(JAN1 + 2_999_000.0));
+    let median = got[1].unwrap();
+    assert!((median - (JAN1 + 1_500_000.0)).abs() < 20_000.0, "{median}");
+    let ranks = d.percent_ranks(&[JAN1 + 750_000.0]);
+    assert!((ranks[0].unwrap() - 25.0).abs() < 1.0, "{ranks:?}");
+}
