@@ -72,6 +72,8 @@ mod placement;
 mod pmem_crash;
 #[path = "query_bytes_fuzz.rs"]
 mod query_bytes_fuzz;
+#[path = "rate_aggs.rs"]
+mod rate_aggs;
 #[path = "recovery.rs"]
 mod recovery;
 #[path = "runtime_aggs.rs"]

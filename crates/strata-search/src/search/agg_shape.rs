@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::agg_tree::{AggNode, PipelineParams, TermsParams};
+use super::agg_tree::{AggNode, PipelineParams, RateParams, TermsParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 use super::ip_range::IpRangeAgg;
@@ -43,6 +43,8 @@ pub struct AggShape {
     pub(crate) deferred: Vec<AggNode>,
     /// Parent pipelines over the buckets: (name, parameters).
     pub(crate) pipelines: Vec<(String, PipelineParams)>,
+    /// `rate`: its parameters, the divisor placed.
+    pub(crate) rate: Option<RateParams>,
 }
 
 impl AggShape {
@@ -73,6 +75,7 @@ impl AggShape {
             missing: None,
             deferred: Vec::new(),
             pipelines: Vec::new(),
+            rate: None,
         }
     }
 }

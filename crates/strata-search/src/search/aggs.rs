@@ -25,7 +25,7 @@ use super::date_range::DateRange;
 pub use super::deferred::reshape;
 use super::ip_range::IpRangeAgg;
 use super::missing_bucket::FILTER_SUFFIX;
-use super::{agg_filters, deferred, nested_aggs, pipelines, scan_aggs};
+use super::{agg_filters, deferred, nested_aggs, pipelines, rate, scan_aggs};
 use crate::error::{Result, SearchError};
 use crate::mapping::{FieldType, Mappings};
 use crate::query::ParsedQuery;
@@ -132,6 +132,14 @@ fn translate_at<'n>(
         if DEFERRED.contains(&kind.as_str()) {
             deferred::validate(node)?;
             deferred_here.push(node.clone());
+            continue;
+        }
+        if let TypedParams::Rate(params) = &node.typed {
+            let (shape, request) = rate::translate(name, params, mappings)?;
+            if let Some(request) = request {
+                out.insert(name.clone(), request);
+            }
+            shapes.push(shape);
             continue;
         }
         if !METRICS.contains(&kind.as_str()) && !BUCKETS.contains(&kind.as_str()) {
@@ -250,6 +258,7 @@ fn translate_at<'n>(
                     | TypedParams::BucketScript(_)
                     | TypedParams::WeightedAvg(_)
                     | TypedParams::PercentileRanks(_)
+                    | TypedParams::Rate(_)
                     | TypedParams::RareTerms(_)
                     | TypedParams::SignificantTerms(_)
                     | TypedParams::Composite(_)

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use super::agg_shape::AggShape;
 use super::agg_tree::{AggKind, AggNode};
 use super::missing_bucket::FILTER_SUFFIX;
-use super::{agg_filters, geo_aggs, pipelines};
+use super::{agg_filters, geo_aggs, pipelines, rate};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::format_millis;
 use crate::query::ParsedQuery;
@@ -195,6 +195,10 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
                 let filter = range_filter(shape, b).map(BucketFilter::Built);
                 scope.in_bucket(shape, b, filter)
             })?;
+            continue;
+        }
+        if shape.rate.is_some() {
+            rate::reshape(result, shape);
             continue;
         }
         let missing = shape.missing.as_ref().and_then(|m| {

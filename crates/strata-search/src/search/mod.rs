@@ -91,6 +91,7 @@ pub mod pipelines;
 mod pruned_source;
 mod ranked;
 mod ranking;
+mod rate;
 mod reentry;
 pub mod request;
 mod response;

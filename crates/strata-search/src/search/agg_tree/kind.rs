@@ -23,6 +23,8 @@ pub enum AggKind {
     Percentiles,
     /// `percentile_ranks`.
     PercentileRanks,
+    /// `rate`.
+    Rate,
     /// `cardinality`.
     Cardinality,
     /// `weighted_avg`.
@@ -112,6 +114,7 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::ExtendedStats, "extended_stats"),
     (AggKind::Percentiles, "percentiles"),
     (AggKind::PercentileRanks, "percentile_ranks"),
+    (AggKind::Rate, "rate"),
     (AggKind::Cardinality, "cardinality"),
     (AggKind::WeightedAvg, "weighted_avg"),
     (AggKind::Terms, "terms"),
@@ -174,6 +177,7 @@ impl AggKind {
                 | ExtendedStats
                 | Percentiles
                 | PercentileRanks
+                | Rate
                 | Cardinality
                 | WeightedAvg
                 | TopHits

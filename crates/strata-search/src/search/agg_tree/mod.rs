@@ -82,6 +82,7 @@ mod percentiles;
 mod pipeline;
 mod range;
 mod rare_terms;
+mod rate;
 mod sibling;
 mod significant_terms;
 mod source;
@@ -116,6 +117,7 @@ pub(crate) use self::pipeline::check_parent;
 pub use self::pipeline::{GapPolicy, PipelineParams, SortKey};
 pub use self::range::{RangeEdge, RangeParams};
 pub use self::rare_terms::RareTermsParams;
+pub use self::rate::{RateDivisor, RateMode, RateParams};
 pub use self::sibling::{SiblingKind, SiblingParams};
 pub use self::significant_terms::{Heuristic, SignificantTermsParams};
 pub use self::source::MissingValue;
@@ -158,7 +160,8 @@ pub struct AggTree {
 impl AggTree {
     /// Parses an `aggs` object.
     pub fn parse(json: Value) -> Result<AggTree> {
-        let nodes = parse_level(&json, 1, None)?;
+        let mut nodes = parse_level(&json, 1, None)?;
+        resolve_rates(&mut nodes)?;
         Ok(AggTree { nodes, json })
     }
 
@@ -303,6 +306,58 @@ fn check_name(name: &str) -> Result<()> {
         return Err(SearchError::parsing(format!(
             "Invalid aggregation name [{name}]. Aggregation names can contain any character except '[', ']', and '>'"
         )));
+    }
+    Ok(())
+}
+
+/// Places every `rate` of the tree `nodes`: its divisor from the nearest
+/// `date_histogram` above it; a rate with none above (or under a
+/// `composite`) is refused.
+fn resolve_rates(nodes: &mut [AggNode]) -> Result<()> {
+    resolve_level(nodes, None, None)
+}
+
+/// `nearest`: the nearest `date_histogram` above this level; `parent`:
+/// the kind of the aggregation this level is under.
+fn resolve_level(
+    nodes: &mut [AggNode],
+    nearest: Option<&DateHistogramParams>,
+    parent: Option<AggKind>,
+) -> Result<()> {
+    for node in nodes {
+        let name = node.name.clone();
+        match &mut node.typed {
+            TypedParams::Rate(rate) => {
+                let h = match (nearest, parent) {
+                    (_, Some(AggKind::Composite)) => {
+                        return Err(SearchError::illegal(format!(
+                            "[rate] aggregation [{name}] under a [composite] aggregation is not supported by this server"
+                        )))
+                    }
+                    (Some(h), _) => h,
+                    (None, _) => {
+                        return Err(SearchError::illegal(
+                            "The rate aggregation can only be used inside a date histogram aggregation or composite aggregation with one date histogram value source",
+                        ))
+                    }
+                };
+                let direct = parent == Some(AggKind::DateHistogram);
+                rate.divisor = rate::divisor(h, rate.unit, direct)?;
+            }
+            TypedParams::DateHistogram(h) => {
+                let h = h.clone();
+                resolve_level(&mut node.subs, Some(&h), Some(node.kind))?;
+                continue;
+            }
+            _ => {}
+        }
+        let kind = node.kind;
+        let nearest = if kind == AggKind::Composite {
+            None
+        } else {
+            nearest
+        };
+        resolve_level(&mut node.subs, nearest, Some(kind))?;
     }
     Ok(())
 }

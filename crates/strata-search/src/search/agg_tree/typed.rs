@@ -9,7 +9,7 @@ use super::{
     FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams, GeoGridParams, GridSystem,
     HistogramParams, IpRangeParams, MetricParams, MissingParams, MovingFnParams, MultiTermsParams,
     NestedParams, PercentileRanksParams, PercentilesParams, PipelineParams, RangeParams,
-    RareTermsParams, SiblingParams, SignificantTermsParams, TermsParams, TopHitsParams,
+    RareTermsParams, RateParams, SiblingParams, SignificantTermsParams, TermsParams, TopHitsParams,
     TopMetricsParams, WeightedAvgParams,
 };
 use crate::error::{Result, SearchError};
@@ -27,6 +27,8 @@ pub enum TypedParams {
     PercentileRanks(PercentileRanksParams),
     /// `cardinality`.
     Cardinality(CardinalityParams),
+    /// `rate`.
+    Rate(RateParams),
     /// `terms`.
     Terms(TermsParams),
     /// `multi_terms`.
@@ -96,6 +98,7 @@ impl TypedParams {
             AggKind::Cardinality => {
                 TypedParams::Cardinality(CardinalityParams::parse(name, params)?)
             }
+            AggKind::Rate => TypedParams::Rate(RateParams::parse(name, params)?),
             AggKind::Terms => TypedParams::Terms(TermsParams::parse(name, params)?),
             AggKind::MultiTerms => TypedParams::MultiTerms(MultiTermsParams::parse(name, params)?),
             AggKind::Histogram => TypedParams::Histogram(HistogramParams::parse(name, params)?),
@@ -177,6 +180,7 @@ impl TypedParams {
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::PercentileRanks(p) => Some(&p.field),
             TypedParams::Cardinality(c) => Some(&c.field),
+            TypedParams::Rate(r) => r.field.as_deref(),
             TypedParams::Terms(t) => Some(t.field()),
             TypedParams::Histogram(h) => Some(h.field()),
             TypedParams::DateHistogram(d) => Some(&d.field),
