@@ -4,8 +4,9 @@
 //! lock: [`build_document`] (everything but the version and sequence
 //! number, which only the shard lock can assign) and [`stamp`].
 
-use tantivy::schema::OwnedValue;
 use tantivy::TantivyDocument;
+
+use super::value_view::{Pick, ValueView};
 
 use crate::error::{Result, SearchError};
 use crate::mapping::document::{FieldValue, NestedDoc};
@@ -111,8 +112,9 @@ pub fn build_document(
     doc
 }
 
-/// Adds `values` to `doc`: typed ones in `f`, text in `txt`, and
-/// `_field_names`.
+/// Adds `values` to `doc`: typed ones in `f` (and the terms among them in
+/// `k`), text in `txt`, and `_field_names`. Each field's object is a
+/// [`ValueView`] over the sorted values, which the document copies once.
 fn add_values(
     doc: &mut TantivyDocument,
     fields: &SchemaFields,
@@ -122,50 +124,17 @@ fn add_values(
     // the JSON objects' keys); stable, so a path's values keep their order.
     values.sort_by(|a, b| (is_text(&a.1), &a.0).cmp(&(is_text(&b.1), &b.0)));
     add_field_names(doc, fields, &values);
-    let mut typed: Vec<(String, OwnedValue)> = Vec::new();
-    let mut exact: Vec<(String, OwnedValue)> = Vec::new();
-    let mut text: Vec<(String, OwnedValue)> = Vec::new();
-    let mut pairs = values.into_iter().peekable();
-    while let Some((path, first)) = pairs.next() {
-        // Several values at one path (arrays, multi-fields) become an array.
-        let mut all = vec![first];
-        while let Some((_, more)) = pairs.next_if(|next| next.0 == path) {
-            all.push(more);
+    let (typed, text) = values.split_at(values.partition_point(|(_, v)| !is_text(v)));
+    if let Some(all) = ValueView::object(typed, Pick::All) {
+        if !fields.numbers_are_terms() {
+            if let Some(terms) = ValueView::object(typed, Pick::Terms) {
+                doc.add_field_value(fields.terms, terms);
+            }
         }
-        if is_text(&all[0]) {
-            text.extend(one_or_array(all.into_iter().map(owned)).map(|v| (path, v)));
-            continue;
-        }
-        let terms = all.iter().filter(|v| is_term(v)).cloned().map(owned);
-        if let Some(terms) = one_or_array(terms) {
-            exact.push((path.clone(), terms));
-        }
-        typed.extend(one_or_array(all.into_iter().map(owned)).map(|v| (path, v)));
+        doc.add_field_value(fields.values, all);
     }
-    if !typed.is_empty() {
-        if !fields.numbers_are_terms() && !exact.is_empty() {
-            doc.add_field_value(fields.terms, &OwnedValue::Object(exact));
-        }
-        doc.add_field_value(fields.values, &OwnedValue::Object(typed));
-    }
-    if !text.is_empty() {
-        doc.add_field_value(fields.text, &OwnedValue::Object(text));
-    }
-}
-
-/// The values queried by their terms (in `k`): strings and booleans.
-/// Numbers, dates and addresses are left to their columns.
-fn is_term(value: &FieldValue) -> bool {
-    matches!(value, FieldValue::Keyword(_) | FieldValue::Bool(_))
-}
-
-/// One value as itself, several as an array, none as `None`.
-fn one_or_array(values: impl Iterator<Item = OwnedValue>) -> Option<OwnedValue> {
-    let mut all: Vec<OwnedValue> = values.collect();
-    match all.len() {
-        0 => None,
-        1 => all.pop(),
-        _ => Some(OwnedValue::Array(all)),
+    if let Some(text) = ValueView::object(text, Pick::All) {
+        doc.add_field_value(fields.text, text);
     }
 }
 
@@ -199,15 +168,6 @@ fn add_field_names(
 
 fn is_text(value: &FieldValue) -> bool {
     matches!(value, FieldValue::Text(_))
-}
-
-fn owned(value: FieldValue) -> OwnedValue {
-    match value {
-        FieldValue::Text(s) | FieldValue::Keyword(s) | FieldValue::Ip(s) => OwnedValue::Str(s),
-        FieldValue::Long(n) | FieldValue::Date(n) => OwnedValue::I64(n),
-        FieldValue::Double(f) => OwnedValue::F64(f),
-        FieldValue::Bool(b) => OwnedValue::Bool(b),
-    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,8 @@
 //!   covers (sequence numbers below its `next_seq_no`) are dropped.
 //! - lock order: the commit lock, then the write state, then the writer.
 //!
-//! - `document`: building the tantivy document.
+//! - `document`: building the tantivy document (its values through the
+//!   borrowed view of `value_view`, a leaf).
 //! - `writes`: index, delete and replay.
 //! - `writer_op`: one operation for the tantivy writer (a leaf).
 //! - `in_flight`: the bound on documents queued for indexing (a leaf).
@@ -32,6 +33,7 @@ pub mod merge_yield;
 pub mod priority;
 mod refresh;
 mod sources;
+mod value_view;
 mod writer_op;
 mod writer_slot;
 mod writes;
