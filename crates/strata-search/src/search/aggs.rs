@@ -101,9 +101,10 @@ fn translate_at<'n>(
         let kind = node.kind.name().to_string();
         let scanned = match &node.typed {
             TypedParams::Cardinality(c) => scan_aggs::cardinality_here(depth, c, mappings),
-            // A date field's (at any depth): tantivy's sketch keeps a date
-            // in millis only to within 1% of itself, months.
-            TypedParams::Percentiles(p) => scan_aggs::percentiles_here(p, mappings),
+            // All but a plain top-level numeric one (the pass's own
+            // collector): tantivy's DDSketch is within 1% of the value,
+            // where Elasticsearch interpolates between exact values.
+            TypedParams::Percentiles(p) => scan_aggs::percentiles_here(depth, p, mappings),
             _ => true,
         };
         if node.kind == AggKind::Composite && depth > 1 {

@@ -12,7 +12,8 @@
 //!   structural errors with their path); the top-level splits (`filter`,
 //!   geo, runtime fields) take nodes out of it and translation walks it.
 //!   `java_double`: numbers in messages and keys as Elasticsearch writes
-//!   them.
+//!   them; `decimal_format`: a numeric metric's `format` (Java's
+//!   `DecimalFormat` patterns).
 //! - `aggs`: aggregation translation (`agg_shape`: what each result needs
 //!   fixed, `deferred`: the reshaping that fixes it); `agg_filters`:
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
@@ -23,14 +24,16 @@
 //!   `stats_bucket` and the like over a sibling's buckets, on the response.
 //! - `scan_aggs`: `composite`, `weighted_avg`, `rare_terms`,
 //!   `significant_terms`, `percentile_ranks`, `multi_terms`, most
-//!   `cardinality`s and a date field's `percentiles`, from column values
+//!   `cardinality`s and the `percentiles` below buckets or with `missing`
+//!   or `format`, from column values
 //!   in a pass of their own; `distinct_count`: cardinality's exact-then-sketch count.
 //! - `own_aggs`: aggregations tantivy has but Strata computes faster with
 //!   its own collectors in the same pass: `time_buckets` (fixed-interval
 //!   `date_histogram` with simple children), `distinct_terms`
 //!   (`cardinality` of keyword and ip fields from cached term coupons),
-//!   `percentiles` (of numeric fields at the top level, on a log-linear
-//!   histogram; a date field's are scanned, at any depth),
+//!   `percentiles` (of numeric fields at the top level, on the digest
+//!   `scan_aggs` uses below buckets: exact up to 2,000 values, then a
+//!   log histogram of offsets, read as Elasticsearch's t-digest),
 //!   `top_terms` (`terms` of keyword fields by count, with at most one
 //!   `terms` below; `term_names`: their terms by ordinal, from cached
 //!   tables of large dictionaries).
@@ -66,6 +69,7 @@ pub mod bucket_limit;
 pub mod calendar;
 pub mod date_histogram;
 pub mod date_range;
+pub mod decimal_format;
 pub mod deferred;
 pub mod distinct_count;
 pub mod distinct_terms;

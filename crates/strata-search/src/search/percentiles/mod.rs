@@ -1,40 +1,29 @@
-//! `percentiles` of a numeric field at the top level of `aggs`, computed
-//! with Strata's own sketch ([`sketch::LogHistogram`]).
+//! Percentiles and percentile ranks as Elasticsearch 8's default
+//! t-digest answers them, from one digest for numbers, dates and
+//! booleans ([`SpanDigest`], `span.rs`): exact for up to 2,000 values,
+//! then a log histogram ([`sketch::LogHistogram`]) of offsets from a base
+//! near the data's smallest value, read as Elasticsearch reads its
+//! centroids (`tdigest.rs`: so 1, 51, 101 and 151 give 26, 76 and 126 at
+//! 25, 50 and 75 percent).
 //!
-//! tantivy's percentiles add every value to a DDSketch, whose bucket is
-//! the logarithm of the value: one `ln` per value, which was most of the
-//! time of Kibana's "countries with body-size percentiles" search. Here a
-//! value's bucket is the top bits of its encoding (a shift), the buckets
-//! are finer (within 0.4% of the value against DDSketch's 1%), and a
-//! column with one value per document is read by blocks.
-//!
-//! [`split`] takes a `percentiles` on a numeric field whose parameters are
-//! only `field`, `percents` (each within 0..=100) and `keyed`; anything
-//! else (`missing`, a bad percent) stays with tantivy, which gives the
-//! usual result or error. The result has tantivy's final shape, so the
-//! rest of the reply is built as before.
-//!
-//! The same histogram ranks values for `percentile_ranks` (`ranks`,
-//! computed by `scan_aggs` at any depth).
-//!
-//! A date field's percentiles and ranks are not taken here: within 0.4%
-//! of a date in millis is about 80 days. `scan_aggs` computes them (at
-//! any depth) with a [`SpanDigest`] (`span.rs`): exact for up to 2,000
-//! values, then within 0.4% of each value's distance from the data's
-//! smallest, read as Elasticsearch's t-digest reads its centroids
-//! (`tdigest.rs`).
+//! Two routes fill it. At the top level of a pass, [`split`] takes a
+//! `percentiles` on a numeric field whose parameters are only `field`,
+//! `percents` and `keyed` out of tantivy's request, and
+//! [`PercentilesCollector`] reads its column by blocks beside tantivy's
+//! pass (the dashboard's hot case). Everything else (a `missing`, a
+//! `format`, a date or boolean field, any depth below a bucket, and all
+//! `percentile_ranks`) is computed by `scan_aggs` with the same digest.
+//! Both render Elasticsearch 8's reply (`values` keyed by percent or a
+//! list, `null` when no document had a value).
 
 mod collector;
 mod plan;
-mod ranks;
 mod sketch;
 mod span;
 mod tdigest;
 
 pub use collector::{PercentilesCollector, PercentilesFruit};
 pub use plan::ValuePercentiles;
-pub(crate) use ranks::percent_rank;
-pub(crate) use sketch::LogHistogram;
 pub(crate) use span::SpanDigest;
 
 use serde_json::{json, Map, Value};
@@ -120,15 +109,16 @@ fn percent_key(percent: f64) -> String {
 /// The results keyed by aggregation name, in tantivy's final shape (a
 /// value is `null` when no document had one).
 pub fn into_json(plans: &[ValuePercentiles], fruit: PercentilesFruit) -> Map<String, Value> {
-    let mut histograms = fruit.0.into_iter();
+    let mut digests = fruit.0.into_iter();
     plans
         .iter()
         .map(|plan| {
-            let histogram = histograms.next().unwrap_or_default();
+            let digest = digests.next().unwrap_or_default();
             let values = plan
                 .percents
                 .iter()
-                .map(|&p| (p, histogram.percentile(p).map_or(Value::Null, |v| json!(v))));
+                .zip(digest.percentiles(&plan.percents))
+                .map(|(&p, v)| (p, v.map_or(Value::Null, |v| json!(v))));
             let values = if plan.keyed {
                 Value::Object(values.map(|(p, v)| (percent_key(p), v)).collect())
             } else {
@@ -166,6 +156,22 @@ mod tests {
     }
 
     #[test]
+    fn four_values_give_elasticsearchs_answers() {
+        let plans = vec![ValuePercentiles {
+            name: "p".into(),
+            column: "f".into(),
+            percents: vec![25.0, 50.0, 75.0],
+            keyed: true,
+        }];
+        let mut d = SpanDigest::default();
+        [151.0, 1.0, 101.0, 51.0].iter().for_each(|&v| d.add(v));
+        assert_eq!(
+            Value::Object(into_json(&plans, PercentilesFruit(vec![d]))),
+            json!({"p": {"values": {"25.0": 26.0, "50.0": 76.0, "75.0": 126.0}}})
+        );
+    }
+
+    #[test]
     fn results_have_tantivys_shape() {
         let plans = |keyed| {
             vec![ValuePercentiles {
@@ -175,9 +181,9 @@ mod tests {
                 keyed,
             }]
         };
-        let mut h = sketch::LogHistogram::default();
-        h.add(8.0);
-        let fruit = || PercentilesFruit(vec![h.clone()]);
+        let mut d = SpanDigest::default();
+        d.add(8.0);
+        let fruit = || PercentilesFruit(vec![d.clone()]);
         assert_eq!(
             Value::Object(into_json(&plans(true), fruit())),
             json!({"p": {"values": {"50.0": 8.0, "99.5": 8.0}}})

@@ -9,10 +9,11 @@
 //!   score against the whole index or a `background_filter`);
 //! - `composite` (`terms`, `histogram`, `date_histogram` sources, `after`
 //!   paging), its buckets' sub-aggregations one search each.
-//! - `percentile_ranks`, on the log histogram of `percentiles` (on a date
-//!   field, a digest of offsets from the field's smallest date:
-//!   `date_values`); `percentiles` of a date field, on the same digest
-//!   (`percentiles`; a numeric field's stay in tantivy's pass).
+//! - `percentile_ranks` and `percentiles` of numeric, date and boolean
+//!   fields, at any depth, on one digest (exact up to 2,000 values, then
+//!   a log histogram of offsets from the field's smallest value:
+//!   `field_values`), read as Elasticsearch 8's t-digest; only a plain
+//!   top-level numeric `percentiles` is left to the pass's collector.
 //! - `multi_terms`: buckets of combinations of several fields' values,
 //!   exact counts, its buckets' sub-aggregations one search each.
 //!
@@ -21,8 +22,8 @@
 
 mod cardinality;
 mod composite;
-mod date_values;
 mod env;
+mod field_values;
 mod multi_terms;
 mod percent_values;
 mod percentile_ranks;
@@ -64,10 +65,10 @@ pub fn cardinality_here(depth: usize, params: &CardinalityParams, mappings: &Map
     !(depth == 1 && !params.other_keys && keyword)
 }
 
-/// Whether a `percentiles` is computed here (on a date field) rather
-/// than in tantivy's pass.
-pub fn percentiles_here(params: &PercentilesParams, mappings: &Mappings) -> bool {
-    percentiles::here(params, mappings)
+/// Whether a `percentiles` at nesting level `depth` is computed here
+/// rather than by the pass's own collector (`percentiles::split`).
+pub fn percentiles_here(depth: usize, params: &PercentilesParams, mappings: &Mappings) -> bool {
+    percentiles::here(depth, params, mappings)
 }
 
 /// Checks a `cardinality` computed here against the mapping before any
@@ -132,7 +133,7 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
         },
         "percentiles" => match &node.typed {
             TypedParams::Percentiles(p) => {
-                percentiles::DatePercentiles::new(name, p, mappings).map(|_| ())
+                percentiles::Percentiles::new(name, p, mappings).map(|_| ())
             }
             _ => Err(unparsed(name, kind)),
         },
@@ -194,7 +195,7 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
         },
         "percentiles" => match &node.typed {
             TypedParams::Percentiles(p) => {
-                percentiles::DatePercentiles::new(name, p, &mappings)?.run(env)
+                percentiles::Percentiles::new(name, p, &mappings)?.run(env)
             }
             _ => Err(unparsed(name, kind)),
         },
