@@ -120,6 +120,9 @@ fn translate_at<'n>(
             deferred_here.push(node.clone());
             continue;
         }
+        if let TypedParams::Terms(t) = &node.typed {
+            t.check_order(name, &node.subs)?;
+        }
         if PipelineParams::covers(node.kind) {
             // At the top of a translation (a subtree's own pass): the
             // parse checked it against the parent it was written in.

@@ -30,7 +30,12 @@ impl PercentilesCollector {
 pub struct PercentilesFruit(pub(super) Vec<SpanDigest>);
 
 impl PercentilesFruit {
-    /// Adds another segment's or shard's histograms.
+    /// The bytes its digests hold.
+    pub fn held_bytes(&self) -> u64 {
+        self.0.iter().map(SpanDigest::held_bytes).sum()
+    }
+
+    /// Adds another segment's or shard's digests.
     pub fn merge(&mut self, other: PercentilesFruit) {
         if self.0.len() < other.0.len() {
             self.0.resize_with(other.0.len(), SpanDigest::default);

@@ -114,21 +114,27 @@ pub fn into_json(plans: &[ValuePercentiles], fruit: PercentilesFruit) -> Map<Str
         .iter()
         .map(|plan| {
             let digest = digests.next().unwrap_or_default();
-            let values = plan
-                .percents
-                .iter()
-                .zip(digest.percentiles(&plan.percents))
-                .map(|(&p, v)| (p, v.map_or(Value::Null, |v| json!(v))));
-            let values = if plan.keyed {
-                Value::Object(values.map(|(p, v)| (percent_key(p), v)).collect())
-            } else {
-                values
-                    .map(|(p, v)| json!({ "key": p, "value": v }))
-                    .collect()
-            };
-            (plan.name.clone(), json!({ "values": values }))
+            let values = values_json(&plan.percents, plan.keyed, &digest);
+            (plan.name.clone(), values)
         })
         .collect()
+}
+
+/// `{"values": ...}` of `digest` at `percents`: keyed by percent
+/// (`"50.0": v`) or a list of `{key, value}`, `null` when empty.
+pub(crate) fn values_json(percents: &[f64], keyed: bool, digest: &SpanDigest) -> Value {
+    let values = percents
+        .iter()
+        .zip(digest.percentiles(percents))
+        .map(|(&p, v)| (p, v.map_or(Value::Null, |v| json!(v))));
+    let values = if keyed {
+        Value::Object(values.map(|(p, v)| (percent_key(p), v)).collect())
+    } else {
+        values
+            .map(|(p, v)| json!({ "key": p, "value": v }))
+            .collect()
+    };
+    json!({ "values": values })
 }
 
 #[cfg(test)]

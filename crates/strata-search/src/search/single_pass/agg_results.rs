@@ -58,6 +58,8 @@ pub(super) fn fill(
         passes::run_deferred(reentry, indices, req, filters, node)
     };
     let mut scope = deferred::BucketScope::new(&runner);
+    let digests = crate::search::own_aggs::digest_bytes(&parts.own_part);
+    req.memory.reserve(digests, "<agg [percentiles]>")?;
     if let Some(agg_req) = parts.request {
         let merged = parts.merged.unwrap_or_default();
         let final_result = merged
