@@ -27,6 +27,7 @@ use super::ip_range::IpRangeAgg;
 use super::missing_bucket::FILTER_SUFFIX;
 use super::{agg_filters, deferred, nested_aggs, pipelines, rate, scan_aggs};
 use crate::error::{Result, SearchError};
+use crate::mapping::date::DateFormat;
 use crate::mapping::{FieldType, Mappings};
 use crate::query::ParsedQuery;
 use crate::store::KEYWORDS;
@@ -219,6 +220,14 @@ fn translate_at<'n>(
         }
         shape.date_field = leaf.is_some_and(|l| l.ty == FieldType::Date);
         shape.bool_field = leaf.is_some_and(|l| l.ty == FieldType::Boolean);
+        if let (Some(leaf), TypedParams::Metric(m)) = (leaf, &node.typed) {
+            if shape.date_field && matches!(node.kind, AggKind::Min | AggKind::Max) {
+                shape.date_format = Some(match &m.format {
+                    Some(text) => DateFormat::from_request(text)?,
+                    None => leaf.date_format(),
+                });
+            }
+        }
         shape.field = Some(field.clone());
         let mut aggs_out: Vec<(String, Value)> = Vec::new();
         match &node.typed {

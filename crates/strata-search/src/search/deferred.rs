@@ -260,8 +260,13 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
                 }
             }
             "min" | "max" if shape.date_field => {
+                // The aggregation's format, else the field's (UTC).
                 if let Some(v) = agg.get("value").and_then(Value::as_f64) {
-                    agg["value_as_string"] = json!(format_millis(v as i64));
+                    let text = match &shape.date_format {
+                        Some(format) => format.format_in(v as i64, 0, "Z"),
+                        None => format_millis(v as i64),
+                    };
+                    agg["value_as_string"] = json!(text);
                 }
             }
             _ => {}

@@ -123,7 +123,8 @@ fn numeric_metrics_are_typed_and_their_bad_params_refused_with_the_path() {
         MetricParams {
             field: "n".into(),
             missing: Some(2.5),
-            sigma: Some(3.0)
+            sigma: Some(3.0),
+            format: None,
         }
     );
     assert_eq!(

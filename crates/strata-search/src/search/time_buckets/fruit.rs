@@ -97,7 +97,8 @@ impl Bucket {
             a.merge(b);
         }
         if self.digests.len() < other.digests.len() {
-            self.digests.resize_with(other.digests.len(), SpanDigest::default);
+            self.digests
+                .resize_with(other.digests.len(), SpanDigest::default);
         }
         for (a, b) in self.digests.iter_mut().zip(other.digests) {
             a.merge(b);
@@ -192,7 +193,9 @@ fn render(plan: &TimeBuckets, histogram: Histogram) -> Result<Value> {
             let value = match &child.kind {
                 ChildKind::Filter { .. } => json!({ "doc_count": acc.count }),
                 ChildKind::Metric { metric, .. } => acc.metric_json(*metric),
-                ChildKind::Percentiles { percents, keyed, .. } => {
+                ChildKind::Percentiles {
+                    percents, keyed, ..
+                } => {
                     let digest = bucket.digests.get(i);
                     values_json(percents, *keyed, digest.unwrap_or(&SpanDigest::default()))
                 }

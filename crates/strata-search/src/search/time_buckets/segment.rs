@@ -22,13 +22,13 @@ use tantivy::{DocId, DocSet, SegmentReader};
 
 use super::children::{open_children, ChildReader};
 use super::fruit::{Acc, Bucket, Histogram};
-use crate::search::percentiles::SpanDigest;
 use super::plan::TimeBuckets;
 use super::range_filter::RangeColumns;
 use crate::kernels;
 use crate::query::column_cache::dense_i64_column;
 use crate::query::zone_map::{zone_map, ZoneMap, ZONE_DOCS};
 use crate::search::bucket_limit::max_buckets;
+use crate::search::percentiles::SpanDigest;
 use crate::search::sort::{dense, numeric_column};
 
 /// One histogram in one segment.
