@@ -16,10 +16,11 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
+use tantivy::aggregation::bucket::OrderTarget;
 
 pub(crate) use super::agg_shape::only_entry;
 pub use super::agg_shape::AggShape;
-use super::agg_tree::{check_parent, AggKind, AggNode, PipelineParams, TypedParams};
+use super::agg_tree::{check_parent, AggKind, AggNode, PipelineParams, TermsParams, TypedParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 pub use super::deferred::reshape;
@@ -79,6 +80,27 @@ pub struct AggEnv<'a> {
 /// top-level aggregations left for `deferred` (as parsed).
 pub type Translated = (Value, Vec<AggShape>, Vec<AggNode>);
 
+/// Refuses an `order` of the `terms` `name` (parameters `params`,
+/// sub-aggregations `subs`) by a `percentiles` or `percentile_ranks`
+/// (`{"p.50": "desc"}`): those are computed after the buckets are chosen
+/// (`scan_aggs`, `time_buckets`), so they cannot choose them, and
+/// tantivy's own message would not say so.
+fn check_terms_order(name: &str, params: &TermsParams, subs: &[AggNode]) -> Result<()> {
+    let Some(order) = &params.request.order else {
+        return Ok(());
+    };
+    let OrderTarget::SubAggregation(path) = &order.target else {
+        return Ok(());
+    };
+    let agg = path.split(['.', '[', '>']).next().unwrap_or(path);
+    match subs.iter().find(|n| n.name == agg).map(|n| n.kind.name()) {
+        Some(kind @ ("percentiles" | "percentile_ranks")) => Err(SearchError::illegal(format!(
+            "ordering [terms] aggregation [{name}] by the [{kind}] sub-aggregation [{path}] is not supported by this server"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Rewrites the aggregations `aggs` (a request's tree, or a level of it).
 pub fn translate(env: &AggEnv<'_>, aggs: &[AggNode]) -> Result<Translated> {
     translate_at(env, aggs.iter(), 1)
@@ -122,7 +144,7 @@ fn translate_at<'n>(
             continue;
         }
         if let TypedParams::Terms(t) = &node.typed {
-            t.check_order(name, &node.subs)?;
+            check_terms_order(name, t, &node.subs)?;
         }
         if PipelineParams::covers(node.kind) {
             // At the top of a translation (a subtree's own pass): the

@@ -65,6 +65,7 @@ mod agg_shape;
 pub mod agg_tree;
 pub mod aggs;
 mod body_values;
+pub mod bucket_batch;
 pub mod bucket_limit;
 pub mod calendar;
 pub mod date_histogram;

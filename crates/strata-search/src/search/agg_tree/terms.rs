@@ -9,7 +9,7 @@
 //! were refused before (`keys.rs`).
 
 use serde_json::Value;
-use tantivy::aggregation::bucket::{OrderTarget, TermsAggregation};
+use tantivy::aggregation::bucket::TermsAggregation;
 
 use super::source::{checked_field, object_of};
 use crate::error::{Result, SearchError};
@@ -38,28 +38,6 @@ impl TermsParams {
             .all(|(k, v)| PLAIN_KEYS.contains(&k.as_str()) && !v.is_null())
             && obj.get("order").is_none_or(Value::is_object);
         Ok(TermsParams { request, plain })
-    }
-
-    /// Refuses an `order` by a `percentiles` or `percentile_ranks`
-    /// sub-aggregation (`{"p.50": "desc"}`, of the `terms` `name` whose
-    /// sub-aggregations are `subs`): those are computed after the buckets
-    /// are chosen (`scan_aggs`, `time_buckets`), so they cannot choose
-    /// them; tantivy's own message would name no percentiles at all.
-    pub fn check_order(&self, name: &str, subs: &[super::AggNode]) -> Result<()> {
-        let Some(order) = &self.request.order else {
-            return Ok(());
-        };
-        let OrderTarget::SubAggregation(path) = &order.target else {
-            return Ok(());
-        };
-        let agg = path.split(['.', '[', '>']).next().unwrap_or(path);
-        let kind = subs.iter().find(|n| n.name == agg).map(|n| n.kind.name());
-        match kind {
-            Some(kind @ ("percentiles" | "percentile_ranks")) => Err(SearchError::illegal(format!(
-                "ordering [terms] aggregation [{name}] by the [{kind}] sub-aggregation [{path}] is not supported by this server"
-            ))),
-            _ => Ok(()),
-        }
     }
 
     /// The field the buckets are keyed by.

@@ -124,7 +124,7 @@ fn numeric_metrics_are_typed_and_their_bad_params_refused_with_the_path() {
             field: "n".into(),
             missing: Some(2.5),
             sigma: Some(3.0),
-            format: None,
+            format: Some("0.0".into()),
         }
     );
     assert_eq!(

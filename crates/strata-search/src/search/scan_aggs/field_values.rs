@@ -116,23 +116,55 @@ impl FieldMetric {
         !matches!(self.written, Written::Raw)
     }
 
+    /// The field read, with the kind its columns are read as (an
+    /// unmapped field reads as absent, whatever the kind).
+    pub(crate) fn column(&self) -> (String, ValueKind) {
+        (self.field.clone(), self.kind.unwrap_or(ValueKind::Double))
+    }
+
+    /// Whether no document can give a value (an unmapped field without
+    /// `missing`): no scan is needed.
+    pub(crate) fn reads_nothing(&self) -> bool {
+        self.kind.is_none() && self.missing.is_none()
+    }
+
+    /// The base of the digests' offsets for the search of `env`: the
+    /// smallest value the field's columns hold, or `missing` if smaller
+    /// (NaN when neither: the digest takes its first values' smallest).
+    pub(crate) fn base(&self, env: &ScanEnv<'_>) -> f64 {
+        let smallest = self.kind.and_then(|_| env.column_min(&self.field));
+        match (smallest, self.missing) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(f64::NAN),
+        }
+    }
+
+    /// Adds one document's `values` of the field (`missing` when it has
+    /// none) to `digest`.
+    #[inline]
+    pub(crate) fn add(&self, values: &[Key], digest: &mut SpanDigest) {
+        if values.is_empty() {
+            if let Some(m) = self.missing {
+                digest.add(m);
+            }
+            return;
+        }
+        values
+            .iter()
+            .filter_map(Key::num)
+            .for_each(|v| digest.add(v));
+    }
+
     /// The values of the documents matching `env`'s query (`missing` for
     /// each without one), for the aggregation `name`; what the digest
     /// holds is reserved on the search's memory account.
     pub(crate) fn scan(&self, env: &ScanEnv<'_>, name: &str) -> Result<SpanDigest> {
-        if self.kind.is_none() && self.missing.is_none() {
+        if self.reads_nothing() {
             return Ok(SpanDigest::default());
         }
-        let smallest = self.kind.and_then(|_| env.column_min(&self.field));
-        let base = match (smallest, self.missing) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => a.or(b).unwrap_or(f64::NAN),
-        };
         let scan = DigestScan {
-            field: self.field.clone(),
-            kind: self.kind.unwrap_or(ValueKind::Double),
-            missing: self.missing,
-            base,
+            base: self.base(env),
+            metric: self.clone(),
         };
         let digest = env.scan(env.query, scan)?;
         env.req
@@ -145,9 +177,7 @@ impl FieldMetric {
 /// The scan: a field's values (or `missing`) into a [`SpanDigest`] of
 /// offsets from `base` (not finite: the digest picks its own).
 struct DigestScan {
-    field: String,
-    kind: ValueKind,
-    missing: Option<f64>,
+    metric: FieldMetric,
     base: f64,
 }
 
@@ -159,21 +189,11 @@ impl Scan for DigestScan {
     }
 
     fn fields(&self) -> Vec<(String, ValueKind)> {
-        // An unmapped field reads as absent, whatever the kind.
-        vec![(self.field.clone(), self.kind)]
+        vec![self.metric.column()]
     }
 
     fn doc(&self, values: &[Vec<Key>], acc: &mut SpanDigest) {
-        if values[0].is_empty() {
-            if let Some(m) = self.missing {
-                acc.add(m);
-            }
-            return;
-        }
-        values[0]
-            .iter()
-            .filter_map(Key::num)
-            .for_each(|v| acc.add(v));
+        self.metric.add(&values[0], acc);
     }
 
     fn merge(&self, into: &mut SpanDigest, part: SpanDigest) {

@@ -14,12 +14,15 @@
 //!   a log histogram of offsets from the field's smallest value:
 //!   `field_values`), read as Elasticsearch 8's t-digest; only a plain
 //!   top-level numeric `percentiles` is left to the pass's collector.
+//!   Below the buckets of a `terms`, `histogram`, `date_histogram` or
+//!   `range`, one scan fills them for every bucket (`bucket_digests`).
 //! - `multi_terms`: buckets of combinations of several fields' values,
 //!   exact counts, its buckets' sub-aggregations one search each.
 //!
 //! Every accumulator is bounded: distinct values are capped
 //! ([`MAX_DISTINCT`]), composite keeps the page it returns.
 
+mod bucket_digests;
 mod cardinality;
 mod composite;
 mod env;
@@ -32,6 +35,7 @@ mod terms_scans;
 pub mod values;
 mod weighted_avg;
 
+pub use bucket_digests::run_batch;
 pub use env::ScanEnv;
 
 use serde_json::Value;

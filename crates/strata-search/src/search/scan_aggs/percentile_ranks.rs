@@ -29,6 +29,7 @@ use super::percent_values::render;
 use crate::error::Result;
 use crate::mapping::Mappings;
 use crate::search::agg_tree::PercentileRanksParams;
+use crate::search::percentiles::SpanDigest;
 
 /// A parsed `percentile_ranks` over the mapping.
 pub(crate) struct PercentileRanks {
@@ -59,10 +60,21 @@ impl PercentileRanks {
     }
 
     pub(crate) fn run(self, env: &ScanEnv<'_>, name: &str) -> Result<Value> {
+        let digest = self.metric.scan(env, name)?;
+        Ok(self.render(&digest))
+    }
+
+    /// The field this reads.
+    pub(crate) fn metric(&self) -> &FieldMetric {
+        &self.metric
+    }
+
+    /// The reply of `digest`'s ranks.
+    pub(crate) fn render(&self, digest: &SpanDigest) -> Value {
         let values = &self.params.values;
-        let ranks = self.metric.scan(env, name)?.percent_ranks(values);
+        let ranks = digest.percent_ranks(values);
         let text = |rank: f64| self.metric.text(rank).unwrap_or_default();
         let text: Option<&dyn Fn(f64) -> String> = self.metric.writes_text().then_some(&text);
-        Ok(render(values, &ranks, self.params.keyed, text))
+        render(values, &ranks, self.params.keyed, text)
     }
 }

@@ -21,6 +21,7 @@ use super::percent_values::render;
 use crate::error::Result;
 use crate::mapping::{FieldType, Mappings};
 use crate::search::agg_tree::PercentilesParams;
+use crate::search::percentiles::SpanDigest;
 
 /// Whether the `percentiles` `params` at nesting level `depth` is
 /// computed here: all but a top-level one on a mapped numeric field
@@ -65,14 +66,19 @@ impl Percentiles {
 
     pub(crate) fn run(self, env: &ScanEnv<'_>) -> Result<Value> {
         let digest = self.metric.scan(env, &self.name)?;
+        Ok(self.render(&digest))
+    }
+
+    /// The field this reads.
+    pub(crate) fn metric(&self) -> &FieldMetric {
+        &self.metric
+    }
+
+    /// The reply of `digest`'s values.
+    pub(crate) fn render(&self, digest: &SpanDigest) -> Value {
         let values = digest.percentiles(&self.params.percents);
         let text = |v: f64| self.metric.text(v).unwrap_or_default();
         let text: Option<&dyn Fn(f64) -> String> = self.metric.writes_text().then_some(&text);
-        Ok(render(
-            &self.params.percents,
-            &values,
-            self.params.keyed,
-            text,
-        ))
+        render(&self.params.percents, &values, self.params.keyed, text)
     }
 }
