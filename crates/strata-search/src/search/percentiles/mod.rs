@@ -29,6 +29,7 @@ pub(crate) use span::SpanDigest;
 use serde_json::{json, Map, Value};
 
 use super::aggs::AggShape;
+use super::java_double::java_double;
 use crate::mapping::Mappings;
 
 /// The percents of a request that names none (tantivy's and
@@ -97,13 +98,10 @@ fn plan(name: &str, params: &Value) -> Option<ValuePercentiles> {
     })
 }
 
-/// A percent as tantivy names it in a keyed result: `50.0`, `99.9`.
+/// A percent as Elasticsearch names it in a keyed result (as Java
+/// prints a double): `50.0`, `99.9`.
 fn percent_key(percent: f64) -> String {
-    let mut out = percent.to_string();
-    if !out.contains('.') {
-        out.push_str(".0");
-    }
-    out
+    java_double(percent)
 }
 
 /// The results keyed by aggregation name, in tantivy's final shape (a

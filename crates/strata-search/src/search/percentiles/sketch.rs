@@ -1,5 +1,5 @@
-//! A log-linear histogram of f64 values: the sketch behind
-//! [`super::ValuePercentiles`].
+//! A log-linear histogram of f64 values: what a [`super::SpanDigest`]
+//! keeps its values' offsets in past its exact values.
 //!
 //! A positive value's bucket is the top bits of its IEEE 754 encoding: the
 //! exponent and the first [`SUB_BITS`] bits of the mantissa, so a power of

@@ -123,6 +123,19 @@ impl Matcher {
         }
     }
 
+    /// The one bucket of `value` (ranges `disjoint`: terms and
+    /// histograms select at most one bucket per value).
+    #[inline]
+    fn bucket_of(&self, value: &Key) -> Option<usize> {
+        if let Some(&i) = self.values.get(value) {
+            return Some(i);
+        }
+        let x = value.num().filter(|_| !self.ranges.is_empty())?;
+        let at = self.ranges.partition_point(|r| r.0 <= x).checked_sub(1)?;
+        let &(_, high, i) = self.ranges.get(at)?;
+        (x < high).then_some(i)
+    }
+
     /// Adds the buckets of `value` to `out`.
     #[inline]
     fn buckets_of(&self, value: &Key, out: &mut Vec<usize>) {
@@ -133,12 +146,9 @@ impl Matcher {
             return;
         };
         if self.disjoint {
-            let at = self.ranges.partition_point(|r| r.0 <= x);
-            if let Some(&(_, high, i)) = at.checked_sub(1).and_then(|a| self.ranges.get(a)) {
-                if x < high {
-                    out.push(i);
-                }
-            }
+            let ranged = self.ranges.partition_point(|r| r.0 <= x).checked_sub(1);
+            let at = ranged.and_then(|a| self.ranges.get(a));
+            out.extend(at.filter(|r| x < r.1).map(|r| r.2));
         } else {
             let inside = self.ranges.iter().filter(|r| r.0 <= x && x < r.1);
             out.extend(inside.map(|r| r.2));
@@ -171,19 +181,26 @@ impl Scan for BatchScan {
     }
 
     fn doc(&self, values: &[Vec<Key>], acc: &mut Self::Acc) {
+        let add = |b: usize, acc: &mut Self::Acc| {
+            for (k, (metric, digests)) in self.metrics.iter().zip(acc.iter_mut()).enumerate() {
+                metric.add(&values[k + 1], &mut digests[b]);
+            }
+        };
+        // The usual document: one value, in at most one bucket (a
+        // `range`'s may overlap), found without a list.
+        if let ([value], true) = (&values[0][..], self.matcher.disjoint) {
+            if let Some(b) = self.matcher.bucket_of(value) {
+                add(b, acc);
+            }
+            return;
+        }
         let mut buckets = Vec::new();
         for value in &values[0] {
             self.matcher.buckets_of(value, &mut buckets);
         }
-        if buckets.len() > 1 {
-            buckets.sort_unstable();
-            buckets.dedup();
-        }
-        for (k, (metric, digests)) in self.metrics.iter().zip(acc.iter_mut()).enumerate() {
-            for &b in &buckets {
-                metric.add(&values[k + 1], &mut digests[b]);
-            }
-        }
+        buckets.sort_unstable();
+        buckets.dedup();
+        buckets.into_iter().for_each(|b| add(b, acc));
     }
 
     fn merge(&self, into: &mut Self::Acc, part: Self::Acc) {
