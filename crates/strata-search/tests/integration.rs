@@ -66,6 +66,8 @@ mod node_store;
 mod norms;
 #[path = "numeric_percentiles.rs"]
 mod numeric_percentiles;
+#[path = "numeric_percentiles_depth.rs"]
+mod numeric_percentiles_depth;
 #[path = "numeric_sort.rs"]
 mod numeric_sort;
 #[path = "placement.rs"]
