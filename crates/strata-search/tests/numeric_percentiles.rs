@@ -19,7 +19,8 @@ pub(crate) fn index(docs: &[Value], every: usize) -> (tempfile::TempDir, Catalog
         2,
         json!({"int_field": {"type": "integer"}, "double_field": {"type": "double"},
                "string_field": {"type": "keyword"}, "t": {"type": "date"},
-               "n": {"type": "double"}, "flag": {"type": "boolean"}}),
+               "n": {"type": "double"}, "flag": {"type": "boolean"},
+               "s": {"type": "date", "format": "yyyy/MM/dd||epoch_millis"}}),
     );
     for (i, doc) in docs.iter().enumerate() {
         let bytes = doc.to_string();
@@ -41,8 +42,9 @@ fn rest_test() -> (tempfile::TempDir, Catalog) {
         .iter()
         .enumerate()
         .map(|(i, &v)| {
+            let t = 1_704_067_200_000i64 + i as i64 * 86_400_000;
             json!({"int_field": v, "double_field": f64::from(v), "string_field": "foo",
-                   "t": 1_704_067_200_000i64 + i as i64 * 86_400_000, "flag": v > 60})
+                   "t": t, "s": t, "flag": v > 60})
         })
         .collect();
     index(&docs, 2)
@@ -229,7 +231,10 @@ fn keyed_false_missing_and_format_below_buckets() {
     );
     assert_eq!(bucket["m"]["values"], json!({"50.0": 7.0}));
     // Booleans as 0 and 1: two of each.
-    assert_eq!(bucket["b"]["values"], json!({"50.0": 0.5}));
+    assert_eq!(
+        bucket["b"]["values"],
+        json!({"50.0": 0.5, "50.0_as_string": "true"})
+    );
     assert_eq!(
         bucket["r"]["values"],
         json!({"50.0": 37.0, "50.0_as_string": "37.0"})
@@ -244,7 +249,15 @@ fn keyed_false_missing_and_format_below_buckets() {
         out["p"]["values"],
         json!({"25.0": 26.0, "25.0_as_string": "26.0"})
     );
-    // A date field's min and max: written in the field's format.
-    let out = aggs(&catalog, all(), json!({"lo": {"min": {"field": "t"}}}));
+    // A date field's min and max: written in the aggregation's format,
+    // else the field's.
+    let out = aggs(
+        &catalog,
+        all(),
+        json!({"lo": {"min": {"field": "t"}}, "s_lo": {"min": {"field": "s"}},
+               "s_hi": {"max": {"field": "s", "format": "yyyy-MM-dd HH"}}}),
+    );
     assert_eq!(out["lo"]["value_as_string"], "2024-01-01T00:00:00.000Z");
+    assert_eq!(out["s_lo"]["value_as_string"], "2024/01/01");
+    assert_eq!(out["s_hi"]["value_as_string"], "2024-01-04 00");
 }

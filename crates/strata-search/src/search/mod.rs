@@ -46,7 +46,9 @@
 //! - `top_hits`, `top_metrics`, `deferred`: sub-aggregations computed per bucket;
 //!   `passes`: the extra searches those and calendar histograms need,
 //!   started through `reentry` (the entry points as function pointers, so
-//!   no module below this one imports it).
+//!   no module below this one imports it); `bucket_batch`: a result's
+//!   buckets by key, so their `percentiles` and `percentile_ranks` take
+//!   one scan, not a search per bucket.
 //! - `ranking`: top-K by score or sort values (`ranked`: what it keeps);
 //!   `zone_ranking`: a sort on one date field by zone maps, in a pass of
 //!   its own.

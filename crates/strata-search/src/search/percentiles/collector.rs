@@ -54,8 +54,6 @@ struct SegmentValues {
     dense: bool,
     raw: Vec<u64>,
     block: Vec<f64>,
-    /// The block's offsets, once the digest spilled.
-    scratch: Vec<f64>,
     digest: SpanDigest,
 }
 
@@ -83,7 +81,6 @@ impl Collector for PercentilesCollector {
                     column,
                     raw: Vec::new(),
                     block: Vec::new(),
-                    scratch: Vec::new(),
                     digest: SpanDigest::default(),
                 }
             })
@@ -120,7 +117,7 @@ impl SegmentCollector for PercentilesSegmentCollector {
             let Some(column) = &plan.column else { continue };
             if plan.dense {
                 column.read_dense(docs, &mut plan.raw, &mut plan.block);
-                plan.digest.add_all(&plan.block, &mut plan.scratch);
+                plan.digest.add_all(&plan.block);
             } else {
                 for &doc in docs {
                     column.values_for_doc(doc).for_each(|v| plan.digest.add(v));

@@ -143,18 +143,31 @@ impl LogHistogram {
     }
 
     /// Adds each of `values`, as [`LogHistogram::add`] of each.
+    #[cfg(test)]
+    pub fn add_all(&mut self, values: &[f64]) {
+        self.add_all_from(values, 0.0);
+    }
+
+    /// Adds `v - base` of each of `values` (`base` finite), skipping the
+    /// values whose offset is not finite: a digest's block of values in
+    /// one pass, with no buffer of offsets.
     ///
     /// The count, the extremes and the arrays' bounds stay in registers
     /// for as long as the values fall inside the arrays; per value that
     /// leaves one increment in memory, where `add` also stores the total,
-    /// the smallest and the largest value.
-    pub fn add_all(&mut self, values: &[f64]) {
+    /// the smallest and the largest value. An infinite offset never lies
+    /// inside an array (only this skips it on the way in), so it always
+    /// reaches the check on the slow path.
+    pub fn add_all_from(&mut self, values: &[f64], base: f64) {
         let mut rest = values;
         while !rest.is_empty() {
-            let added = self.add_inside(rest);
+            let added = self.add_inside(rest, base);
             // The value that stopped it lies outside an array: grow it.
             if let Some((&v, tail)) = rest[added..].split_first() {
-                self.add(v);
+                let offset = v - base;
+                if offset.is_finite() {
+                    self.add(offset);
+                }
                 rest = tail;
             } else {
                 rest = &[];
@@ -162,16 +175,18 @@ impl LogHistogram {
         }
     }
 
-    /// Adds values from the start of `values` up to the first nonzero one
-    /// outside its sign's array; returns how many it took.
-    fn add_inside(&mut self, values: &[f64]) -> usize {
+    /// Adds the offsets from `base` of values from the start of `values`
+    /// up to the first nonzero one outside its sign's array; returns how
+    /// many it took.
+    fn add_inside(&mut self, values: &[f64], base: f64) -> usize {
         let (positive_first, negative_first) = (self.positive.first, self.negative.first);
         let positive = &mut self.positive.counts[..];
         let negative = &mut self.negative.counts[..];
         let (mut min, mut max) = (self.min, self.max);
         let (mut positives, mut negatives, mut zeros) = (0u64, 0u64, 0u64);
         let mut taken = 0;
-        for &v in values {
+        for &raw in values {
+            let v = raw - base;
             if v > 0.0 {
                 let key = (v.to_bits() >> SHIFT).wrapping_sub(positive_first);
                 let Some(count) = positive.get_mut(key as usize) else {

@@ -78,7 +78,12 @@ impl SpanDigest {
         if !v.is_finite() {
             return;
         }
-        if self.offsets.is_none() && self.exact.len() < EXACT_VALUES {
+        // The usual case past the exact values: straight to the offsets.
+        if let (Some(offsets), Some(base)) = (&mut self.offsets, self.base) {
+            offsets.add(v - base);
+            return;
+        }
+        if self.exact.len() < EXACT_VALUES {
             self.exact.push(v);
             return;
         }
@@ -86,9 +91,9 @@ impl SpanDigest {
         self.spill().add(v - base);
     }
 
-    /// Adds each of `values`, as [`SpanDigest::add`] of each; `scratch`
-    /// is a buffer the caller keeps between blocks (the offsets).
-    pub(crate) fn add_all(&mut self, values: &[f64], scratch: &mut Vec<f64>) {
+    /// Adds each of `values`, as [`SpanDigest::add`] of each (past the
+    /// exact values, the offsets are taken in the histogram's own loop).
+    pub(crate) fn add_all(&mut self, values: &[f64]) {
         let mut rest = values;
         if self.offsets.is_none() {
             let room = EXACT_VALUES
@@ -102,11 +107,7 @@ impl SpanDigest {
             }
         }
         let base = self.spill_base();
-        scratch.clear();
-        // Infinite values become infinite offsets, NaN stays NaN: the
-        // histogram skips NaN; an infinite offset is skipped here.
-        scratch.extend(rest.iter().filter(|v| v.is_finite()).map(|v| v - base));
-        self.spill().add_all(scratch);
+        self.spill().add_all_from(rest, base);
     }
 
     /// The base offsets are taken from: fixed now if it was not (the

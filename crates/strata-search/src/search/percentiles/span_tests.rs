@@ -184,11 +184,44 @@ fn blocks_add_as_single_values() {
     let values = spread(&mut rng, 5_000, 1.0e6, 1.0e3);
     let mut one = SpanDigest::default();
     values.iter().for_each(|&v| one.add(v));
-    let (mut block, mut scratch) = (SpanDigest::default(), Vec::new());
+    let mut block = SpanDigest::default();
     for chunk in values.chunks(64) {
-        block.add_all(chunk, &mut scratch);
+        block.add_all(chunk);
     }
     let percents = [0.0, 1.0, 50.0, 99.9, 100.0];
     assert_eq!(block.percentiles(&percents), one.percentiles(&percents));
     assert_eq!(block.count(), 5_000);
+}
+
+/// The top-level collector's cost per value: a digest past its exact
+/// values (offsets into the histogram) against the histogram alone. Run
+/// with `cargo test --release -p strata-search --lib -- --ignored
+/// digest_block_cost --nocapture`.
+#[test]
+#[ignore]
+fn digest_block_cost() {
+    let mut rng = StdRng::seed_from_u64(1);
+    let values: Vec<f64> = (0..1 << 20)
+        .map(|_| rng.gen_range(0.0..5e4f64).floor())
+        .collect();
+    for round in 0..3 {
+        let start = std::time::Instant::now();
+        let mut h = LogHistogram::default();
+        for _ in 0..20 {
+            values.chunks(64).for_each(|c| h.add_all(c));
+        }
+        let histogram = start.elapsed();
+        let start = std::time::Instant::now();
+        let mut d = SpanDigest::default();
+        for _ in 0..20 {
+            values.chunks(64).for_each(|c| d.add_all(c));
+        }
+        let digest = start.elapsed();
+        println!(
+            "round {round}: histogram {histogram:?}, digest {digest:?} ({:.3}x), {} {}",
+            digest.as_secs_f64() / histogram.as_secs_f64(),
+            h.count(),
+            d.count()
+        );
+    }
 }

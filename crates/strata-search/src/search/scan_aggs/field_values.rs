@@ -7,7 +7,9 @@
 //! for a date).
 //!
 //! Numbers are read as doubles, dates as epoch milliseconds, booleans as
-//! 0 and 1; keyword and ip fields are refused in Elasticsearch's words.
+//! 0 and 1 (each value then also written `true` or `false`, as
+//! Elasticsearch's boolean format writes any value but 0 `true`); keyword
+//! and ip fields are refused in Elasticsearch's words.
 //! An unmapped field has no values (only `missing` counts).
 
 use super::env::ScanEnv;
@@ -30,6 +32,9 @@ enum Written {
     Date(DateFormat),
     /// A number with the aggregation's `format`.
     Decimal(DecimalFormat),
+    /// A boolean field (its `format` is always Elasticsearch's boolean
+    /// one): a value other than 0 is `true`.
+    Bool,
     /// A number without one: no strings.
     Raw,
 }
@@ -83,6 +88,10 @@ impl FieldMetric {
                 };
                 (Written::Date(format), missing)
             }
+            (Some(ValueKind::Bool), _) => {
+                let missing = missing.map(|m| m.number(agg, name)).transpose()?;
+                (Written::Bool, missing)
+            }
             _ => {
                 let written = match format {
                     Some(pattern) => Written::Decimal(DecimalFormat::parse(pattern)?),
@@ -107,6 +116,7 @@ impl FieldMetric {
         match &self.written {
             Written::Date(format) => Some(format.format_in(value as i64, 0, "Z")),
             Written::Decimal(format) => Some(format.format(value)),
+            Written::Bool => Some((value != 0.0).to_string()),
             Written::Raw => None,
         }
     }

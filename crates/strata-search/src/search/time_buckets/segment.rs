@@ -55,8 +55,6 @@ pub(super) struct SegmentHistogram {
     scratch: Vec<i64>,
     /// Whether a child is a `percentiles` (buckets then carry digests).
     digests: bool,
-    /// A run's offsets for a digest.
-    offsets: Vec<f64>,
 }
 
 impl SegmentHistogram {
@@ -101,7 +99,6 @@ impl SegmentHistogram {
                 .children
                 .iter()
                 .any(|c| matches!(c.kind, super::plan::ChildKind::Percentiles { .. })),
-            offsets: Vec::new(),
         })
     }
 
@@ -187,7 +184,7 @@ impl SegmentHistogram {
             digests,
         } = &mut self.filling;
         *count += docs.len() as u64;
-        let (ranges, offsets) = (&self.ranges, &mut self.offsets);
+        let ranges = &self.ranges;
         let children = self.children.iter_mut().zip(accs.iter_mut());
         for (i, (child, acc)) in children.enumerate() {
             match child {
@@ -226,7 +223,7 @@ impl SegmentHistogram {
                 } => {
                     let digest = &mut digests[i];
                     match block.get(first..first + docs.len()) {
-                        Some(values) if *dense => digest.add_all(values, offsets),
+                        Some(values) if *dense => digest.add_all(values),
                         _ => {
                             for &doc in docs {
                                 column.values_for_doc(doc).for_each(|v| digest.add(v));
