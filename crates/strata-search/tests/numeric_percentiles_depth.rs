@@ -213,3 +213,43 @@ proptest! {
         }
     }
 }
+
+/// A bucket's answers are bounded by its own values' span, not the
+/// field's: 3,000 values near 1e9 beside 3,000 near 0 (a base taken from
+/// the whole field would leave the far bucket off by millions).
+#[test]
+fn each_bucket_keeps_its_own_precision() {
+    let mut docs = Vec::new();
+    let mut far = Vec::new();
+    let mut near = Vec::new();
+    for i in 0..3_000u32 {
+        let f = 1.0e9 + f64::from((i * 7_919) % 3_000) / 10.0;
+        let n = f64::from((i * 104_729) % 3_000);
+        far.push(f);
+        near.push(n);
+        docs.push(json!({"n": f, "string_field": "far"}));
+        docs.push(json!({"n": n, "string_field": "near"}));
+    }
+    let (_tmp, catalog) = index(&docs, 2_500);
+    let pct: Value = serde_json::from_str(PCT).unwrap();
+    let out = aggs(
+        &catalog,
+        all(),
+        json!({"t": {"terms": {"field": "string_field"}, "aggs": pct}}),
+    );
+    for bucket in out["t"]["buckets"].as_array().unwrap() {
+        let values = if bucket["key"] == "far" { &far } else { &near };
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let span = sorted[sorted.len() - 1] - sorted[0];
+        for (key, p) in [("10.0", 10.0), ("50.0", 50.0), ("90.0", 90.0)] {
+            let got = bucket["p"]["values"][key].as_f64().unwrap();
+            let want = model(&sorted, p);
+            assert!(
+                (got - want).abs() <= span / 100.0,
+                "{} p{p}: {got} against {want}",
+                bucket["key"]
+            );
+        }
+    }
+}

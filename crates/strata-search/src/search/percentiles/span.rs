@@ -9,15 +9,18 @@
 //! answers are exact, read as Elasticsearch's t-digest reads them
 //! (`tdigest.rs`). Past that, every value goes to a log histogram as its
 //! offset from a base, so it is kept within 0.4% of its distance from
-//! the base. The base is the caller's when it knows one before
-//! collecting (the smallest value the field's columns hold, for a scan),
-//! else the smallest of the first [`EXACT_VALUES`] values: either way a
-//! value near the data's smallest, so offsets are mostly non-negative
-//! and at most the data's span, whatever the values' sign or distance
-//! from zero (1e9 + a few units keeps its units, -5 and 5 are 10 apart
-//! rather than mirrored). An answer is then within 0.4% of the span
-//! from the bucket it falls in, plus the interpolation between
-//! neighbouring buckets (a rank's share of the span).
+//! the base. The base is the smallest of the first [`EXACT_VALUES`]
+//! values (the part's own: a bucket's values, not the whole field's):
+//! a value of the data, so every offset is at most the data's span,
+//! whatever the values' sign or distance from zero (1e9 + a few units
+//! keeps its units, -5 and 5 are 10 apart rather than mirrored; a later
+//! value below the base is a negative offset, no larger). An answer is
+//! then read between bucket middles as between Elasticsearch's
+//! centroids: on data without large gaps within 1% of the data's span
+//! of the exact answer (the tests' bound: 0.4% per bucket, twice after a
+//! merge of parts of other bases, plus interpolation); between clusters
+//! of values far apart the interpolation may differ more, as
+//! Elasticsearch's own digest does past its exact values.
 //!
 //! Invariant: parts with the same base merge their histograms exactly.
 //! Parts whose bases differ (segments that each took their first values'
@@ -42,8 +45,8 @@ pub(crate) const EXACT_VALUES: usize = 2000;
 /// See the module docs.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SpanDigest {
-    /// The value offsets are taken from: fixed by [`SpanDigest::new`],
-    /// else when the exact values spill (their smallest).
+    /// The value offsets are taken from: fixed when the exact values
+    /// spill (their smallest), or by [`SpanDigest::new`] in tests.
     base: Option<f64>,
     /// Every value added (at most [`EXACT_VALUES`]), while `offsets` is
     /// `None`; empty after.
@@ -64,7 +67,9 @@ struct Centroids {
 
 impl SpanDigest {
     /// An empty digest whose offsets are taken from `base` (from the
-    /// smallest of its first values when `base` is not finite).
+    /// smallest of its first values when `base` is not finite): tests
+    /// pin bases with it; searches use the default digest.
+    #[cfg(test)]
     pub(crate) fn new(base: f64) -> SpanDigest {
         SpanDigest {
             base: base.is_finite().then_some(base),

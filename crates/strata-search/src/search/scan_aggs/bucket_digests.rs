@@ -76,7 +76,6 @@ pub fn run_batch(
         field: (batch.field.clone(), kind),
         matcher: Matcher::new(&batch.keys),
         buckets: batch.keys.len(),
-        bases: digested.iter().map(|d| d.metric().base(env)).collect(),
         metrics: digested.iter().map(|d| d.metric().clone()).collect(),
     };
     let digests = env.scan(env.query, scan)?;
@@ -163,15 +162,15 @@ struct BatchScan {
     matcher: Matcher,
     buckets: usize,
     metrics: Vec<FieldMetric>,
-    bases: Vec<f64>,
 }
 
 impl Scan for BatchScan {
     type Acc = Vec<Vec<SpanDigest>>;
 
     fn start(&self) -> Self::Acc {
-        let per_bucket = |&base: &f64| vec![SpanDigest::new(base); self.buckets];
-        self.bases.iter().map(per_bucket).collect()
+        // Each digest takes its base from its own first values: a
+        // bucket's values, not the field's, bound its error.
+        vec![vec![SpanDigest::default(); self.buckets]; self.metrics.len()]
     }
 
     fn fields(&self) -> Vec<(String, ValueKind)> {

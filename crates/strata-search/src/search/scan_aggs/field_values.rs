@@ -1,10 +1,9 @@
 //! A scanned metric on one field's values (`percentiles`,
 //! `percentile_ranks`): the request's `format` and `missing` read against
 //! the field's mapping ([`FieldMetric`]), and the scan of the matching
-//! documents' values into a [`SpanDigest`] whose base is the smallest
-//! value the field's columns hold, so the digest's error is a share of
-//! the data's span, not of the values' distance from zero (the epoch,
-//! for a date).
+//! documents' values into a [`SpanDigest`], whose offsets from its first
+//! values' smallest keep the error a share of the data's span, not of the
+//! values' distance from zero (the epoch, for a date).
 //!
 //! Numbers are read as doubles, dates as epoch milliseconds, booleans as
 //! 0 and 1 (each value then also written `true` or `false`, as
@@ -138,17 +137,6 @@ impl FieldMetric {
         self.kind.is_none() && self.missing.is_none()
     }
 
-    /// The base of the digests' offsets for the search of `env`: the
-    /// smallest value the field's columns hold, or `missing` if smaller
-    /// (NaN when neither: the digest takes its first values' smallest).
-    pub(crate) fn base(&self, env: &ScanEnv<'_>) -> f64 {
-        let smallest = self.kind.and_then(|_| env.column_min(&self.field));
-        match (smallest, self.missing) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => a.or(b).unwrap_or(f64::NAN),
-        }
-    }
-
     /// Adds one document's `values` of the field (`missing` when it has
     /// none) to `digest`.
     #[inline]
@@ -173,7 +161,6 @@ impl FieldMetric {
             return Ok(SpanDigest::default());
         }
         let scan = DigestScan {
-            base: self.base(env),
             metric: self.clone(),
         };
         let digest = env.scan(env.query, scan)?;
@@ -184,19 +171,14 @@ impl FieldMetric {
     }
 }
 
-/// The scan: a field's values (or `missing`) into a [`SpanDigest`] of
-/// offsets from `base` (not finite: the digest picks its own).
+/// The scan: a field's values (or `missing`) into a [`SpanDigest`] (each
+/// part's offsets from its own first values' smallest).
 struct DigestScan {
     metric: FieldMetric,
-    base: f64,
 }
 
 impl Scan for DigestScan {
     type Acc = SpanDigest;
-
-    fn start(&self) -> SpanDigest {
-        SpanDigest::new(self.base)
-    }
 
     fn fields(&self) -> Vec<(String, ValueKind)> {
         vec![self.metric.column()]

@@ -11,7 +11,7 @@
 //!   paging), its buckets' sub-aggregations one search each.
 //! - `percentile_ranks` and `percentiles` of numeric, date and boolean
 //!   fields, at any depth, on one digest (exact up to 2,000 values, then
-//!   a log histogram of offsets from the field's smallest value:
+//!   a log histogram of offsets from its first values' smallest:
 //!   `field_values`), read as Elasticsearch 8's t-digest; only a plain
 //!   top-level numeric `percentiles` is left to the pass's collector.
 //!   Below the buckets of a `terms`, `histogram`, `date_histogram` or

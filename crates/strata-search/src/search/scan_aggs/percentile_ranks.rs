@@ -4,7 +4,7 @@
 //! one. The values go to the digest `percentiles` uses
 //! ([`SpanDigest`](crate::search::percentiles::SpanDigest): exact up to
 //! 2,000 values, then within 0.4% of each value's distance from the
-//! field's smallest; `field_values.rs` reads the field, its `format` and
+//! data's smallest; `field_values.rs` reads the field, its `format` and
 //! `missing`), and a rank is read from it as Elasticsearch 8's t-digest
 //! reads one (`percentiles/tdigest.rs`): 1, 51, 101 and 151 rank 50 at
 //! 37 and 99 at 61.5. Keyword and ip fields are refused in

@@ -2,7 +2,7 @@
 //! boolean field's values of the matching documents (and `missing`) in a
 //! [`SpanDigest`](crate::search::percentiles::SpanDigest) (exact up to
 //! 2,000 values, then within 0.4% of each value's distance from the
-//! field's smallest), read as Elasticsearch's t-digest reads them. Only
+//! data's smallest), read as Elasticsearch's t-digest reads them. Only
 //! a top-level numeric `percentiles` without `missing` or `format` is
 //! left to the pass's own collector (`percentiles::split`, the same
 //! digest read by blocks); see [`here`].
