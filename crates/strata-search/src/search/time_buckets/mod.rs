@@ -22,7 +22,9 @@
 //! numeric fields without `missing` or `format` (which translation left
 //! to the per-bucket scans, `deferred`: taken here, they are a digest per
 //! bucket filled in the same pass, and become plain children of the
-//! shape). Anything else stays with tantivy. The result is rendered in the shape tantivy's final result
+//! shape); other `percentiles` and `percentile_ranks` stay deferred, for
+//! reshaping to compute over all the buckets in one scan. Anything else
+//! stays with tantivy. The result is rendered in the shape tantivy's final result
 //! has ([`TimeBucketsFruit::into_json`]), so the usual reshaping (keys as
 //! dates, `filters` buckets, values as strings) applies unchanged.
 
@@ -41,6 +43,7 @@ use serde_json::{Map, Value};
 
 use super::agg_tree::{AggNode, TypedParams};
 use super::aggs::AggShape;
+use super::bucket_batch;
 use crate::mapping::{FieldType, Mappings};
 use crate::store::KEYWORDS;
 
@@ -65,7 +68,13 @@ pub fn split(
         };
         out.remove(&shape.name);
         taken.push(plan);
-        for node in std::mem::take(&mut shape.deferred) {
+        // The other deferred children (batched: a date field's, those
+        // with `missing` or `format`) stay for reshaping's one scan.
+        let (taken_here, rest) = std::mem::take(&mut shape.deferred)
+            .into_iter()
+            .partition(|node| percentiles_child(node, mappings).is_some());
+        shape.deferred = rest;
+        for node in taken_here {
             let mut child = AggShape::new(&node.name, "percentiles");
             if let TypedParams::Percentiles(p) = &node.typed {
                 child.field = Some(p.field.clone());
@@ -104,11 +113,17 @@ fn plan(shape: &AggShape, request: &Value, mappings: &Mappings) -> Option<TimeBu
     if histogram.by_ranges || shape.missing.is_some() {
         return None;
     }
-    let digests = shape
-        .deferred
-        .iter()
-        .map(|node| percentiles_child(node, mappings))
-        .collect::<Option<Vec<Child>>>()?;
+    // Deferred children: numeric `percentiles` are taken into the pass;
+    // any other must be one reshaping computes for all the buckets in
+    // one scan (`bucket_batch`), not a search per bucket.
+    let mut digests = Vec::new();
+    for node in &shape.deferred {
+        match percentiles_child(node, mappings) {
+            Some(child) => digests.push(child),
+            None if bucket_batch::batched(node) => {}
+            None => return None,
+        }
+    }
     let body = request.as_object()?;
     let params = body.get("histogram")?.as_object()?;
     let known = ["field", "interval", "offset", "min_doc_count"];
