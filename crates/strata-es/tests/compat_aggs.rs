@@ -1,4 +1,4 @@
-//! The replies of `percentile_ranks`, `percentiles`, `top_metrics` and `multi_terms` over HTTP, shape for shape as
+//! The replies of `percentile_ranks`, `top_metrics` and `multi_terms` over HTTP, shape for shape as
 //! Elasticsearch 8 gives them: keyed and unkeyed, at the top level and
 //! under `terms` and `date_histogram` buckets, on a date field, with
 //! `missing`, and the 400s bad requests get.
@@ -15,7 +15,7 @@ const DAY: i64 = 86_400_000;
 /// The index `m`: Elasticsearch's percentile ranks test documents (`int`
 /// 1, 51, 101, 151) with a tag, a day and a flag, and one document with
 /// no `int`.
-async fn load(s: &TestServer) {
+pub(crate) async fn load(s: &TestServer) {
     let create = json!({
         "settings": {"number_of_shards": 2, "number_of_replicas": 0},
         "mappings": {"properties": {
@@ -46,7 +46,7 @@ async fn load(s: &TestServer) {
     assert_eq!(r.json()["errors"], false);
 }
 
-async fn aggs(s: &TestServer, aggs: Value) -> Value {
+pub(crate) async fn aggs(s: &TestServer, aggs: Value) -> Value {
     let r = s
         .json("POST", "/m/_search", Some(json!({"size": 0, "aggs": aggs})))
         .await;
@@ -147,7 +147,7 @@ async fn percentile_ranks_replies() {
 
 /// Asserts a 400 of type `kind` whose reason (after the body position
 /// parse errors start with, `[1:15] `) starts with `reason`.
-fn assert_error(r: &support::Response, kind: &str, reason: &str) {
+pub(crate) fn assert_error(r: &support::Response, kind: &str, reason: &str) {
     assert_eq!(r.status, 400, "{}", r.text());
     let body = r.json();
     assert_eq!(body["status"], 400);
@@ -345,70 +345,5 @@ async fn multi_terms_replies() {
         &r,
         "x_content_parse_exception",
         "[multi_terms] failed to parse field [size]",
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn numeric_percentiles_replies() {
-    let s = TestServer::start(1 << 20).await;
-    load(&s).await;
-    // Elasticsearch's answers (its t-digest over few values): exact, at
-    // the top level and under `terms` buckets (foo: 1, 51, 151; bar: 101).
-    let out = aggs(
-        &s,
-        json!({
-            "p": {"percentiles": {"field": "int", "percents": [25, 50, 75]}},
-            "by_tag": {"terms": {"field": "tag"}, "aggs": {
-                "p": {"percentiles": {"field": "int", "percents": [25, 50, 75],
-                                      "keyed": false, "format": "0.0"}}}}
-        }),
-    )
-    .await;
-    assert_eq!(
-        out["p"],
-        json!({"values": {"25.0": 26.0, "50.0": 76.0, "75.0": 126.0}})
-    );
-    let foo = &out["by_tag"]["buckets"][0];
-    assert_eq!(foo["key"], "foo");
-    assert_eq!(
-        foo["p"]["values"],
-        json!([{"key": 25.0, "value": 13.5, "value_as_string": "13.5"},
-               {"key": 50.0, "value": 51.0, "value_as_string": "51.0"},
-               {"key": 75.0, "value": 126.0, "value_as_string": "126.0"}])
-    );
-    assert_eq!(
-        out["by_tag"]["buckets"][1]["p"]["values"][1]["value"],
-        101.0
-    );
-    let refused = |aggs: Value| {
-        let s = &s;
-        async move {
-            s.json("POST", "/m/_search", Some(json!({"size": 0, "aggs": aggs})))
-                .await
-        }
-    };
-    let r =
-        refused(json!({"p": {"percentiles": {"field": "int", "tdigest": {"compression": -1}}}}))
-            .await;
-    assert_error(
-        &r,
-        "illegal_argument_exception",
-        "[compression] must be greater than or equal to 0. Found [-1.0] in [p]",
-    );
-    let r = refused(json!({"p": {"percentiles": {"field": "tag"}}})).await;
-    assert_error(
-        &r,
-        "illegal_argument_exception",
-        "Field [tag] of type [keyword] is not supported for aggregation [percentiles]",
-    );
-    let r = refused(
-        json!({"t": {"terms": {"field": "tag", "order": {"p.50": "desc"}},
-                                 "aggs": {"p": {"percentiles": {"field": "int"}}}}}),
-    )
-    .await;
-    assert_error(
-        &r,
-        "illegal_argument_exception",
-        "ordering [terms] aggregation [t] by the [percentiles] sub-aggregation [p.50]",
     );
 }
