@@ -6,15 +6,22 @@
 //! centroids (`tdigest.rs`: so 1, 51, 101 and 151 give 26, 76 and 126 at
 //! 25, 50 and 75 percent).
 //!
-//! Two routes fill it. At the top level of a pass, [`split`] takes a
-//! `percentiles` on a numeric field whose parameters are only `field`,
-//! `percents` and `keyed` out of tantivy's request, and
-//! [`PercentilesCollector`] reads its column by blocks beside tantivy's
-//! pass (the dashboard's hot case). Everything else (a `missing`, a
-//! `format`, a date or boolean field, any depth below a bucket, and all
-//! `percentile_ranks`) is computed by `scan_aggs` with the same digest.
-//! Both render Elasticsearch 8's reply (`values` keyed by percent or a
-//! list, `null` when no document had a value).
+//! Three routes fill it, none a search per bucket:
+//! - at the top level of a pass, [`split`] takes a `percentiles` on a
+//!   numeric field whose parameters are only `field`, `percents` and
+//!   `keyed` out of tantivy's request, and [`PercentilesCollector`] reads
+//!   its column by blocks beside tantivy's pass;
+//! - below a fixed-interval `date_histogram` taken by `time_buckets`,
+//!   such a `percentiles` is a digest per bucket in that same pass;
+//! - everything else (a `missing`, a `format`, a date or boolean field,
+//!   other buckets, all `percentile_ranks`) is computed by `scan_aggs`:
+//!   one scan at the top level or in a `filter`, one scan for all the
+//!   buckets of a `terms`, `histogram`, `date_histogram` or `range`
+//!   (`bucket_batch`).
+//!
+//! All render Elasticsearch 8's reply (`values` keyed by percent or a
+//! list, `null` when no document had a value; the scans add `_as_string`
+//! values with a `format`).
 
 mod collector;
 mod plan;
