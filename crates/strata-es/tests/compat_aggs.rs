@@ -15,7 +15,7 @@ const DAY: i64 = 86_400_000;
 /// The index `m`: Elasticsearch's percentile ranks test documents (`int`
 /// 1, 51, 101, 151) with a tag, a day and a flag, and one document with
 /// no `int`.
-async fn load(s: &TestServer) {
+pub(crate) async fn load(s: &TestServer) {
     let create = json!({
         "settings": {"number_of_shards": 2, "number_of_replicas": 0},
         "mappings": {"properties": {
@@ -46,7 +46,7 @@ async fn load(s: &TestServer) {
     assert_eq!(r.json()["errors"], false);
 }
 
-async fn aggs(s: &TestServer, aggs: Value) -> Value {
+pub(crate) async fn aggs(s: &TestServer, aggs: Value) -> Value {
     let r = s
         .json("POST", "/m/_search", Some(json!({"size": 0, "aggs": aggs})))
         .await;
@@ -147,7 +147,7 @@ async fn percentile_ranks_replies() {
 
 /// Asserts a 400 of type `kind` whose reason (after the body position
 /// parse errors start with, `[1:15] `) starts with `reason`.
-fn assert_error(r: &support::Response, kind: &str, reason: &str) {
+pub(crate) fn assert_error(r: &support::Response, kind: &str, reason: &str) {
     assert_eq!(r.status, 400, "{}", r.text());
     let body = r.json();
     assert_eq!(body["status"], 400);

@@ -20,6 +20,8 @@ mod breakers;
 mod compat_aggs;
 #[path = "compat_ip_range.rs"]
 mod compat_ip_range;
+#[path = "compat_percentiles.rs"]
+mod compat_percentiles;
 #[path = "disk_usage.rs"]
 mod disk_usage;
 #[path = "exact_numbers.rs"]

@@ -64,6 +64,10 @@ mod nested;
 mod node_store;
 #[path = "norms.rs"]
 mod norms;
+#[path = "numeric_percentiles.rs"]
+mod numeric_percentiles;
+#[path = "numeric_percentiles_depth.rs"]
+mod numeric_percentiles_depth;
 #[path = "numeric_sort.rs"]
 mod numeric_sort;
 #[path = "placement.rs"]

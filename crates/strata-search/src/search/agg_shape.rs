@@ -10,6 +10,7 @@ use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 use super::ip_range::IpRangeAgg;
 use super::missing_bucket::MissingBucket;
+use crate::mapping::date::DateFormat;
 use crate::query::ParsedQuery;
 
 /// What to fix in the result of one aggregation.
@@ -19,6 +20,9 @@ pub struct AggShape {
     pub(crate) kind: String,
     pub(crate) field: Option<String>,
     pub(crate) date_field: bool,
+    /// A date field's `min` or `max`: the format `value_as_string` is
+    /// written in (the aggregation's, else the field's).
+    pub(crate) date_format: Option<DateFormat>,
     /// Terms of a boolean field: keys 0/1 stand for false/true.
     pub(crate) bool_field: bool,
     pub(crate) children: Vec<AggShape>,
@@ -62,6 +66,7 @@ impl AggShape {
             kind: kind.to_string(),
             field: None,
             date_field: false,
+            date_format: None,
             bool_field: false,
             children: Vec::new(),
             keys: Vec::new(),

@@ -16,10 +16,11 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
+use tantivy::aggregation::bucket::OrderTarget;
 
 pub(crate) use super::agg_shape::only_entry;
 pub use super::agg_shape::AggShape;
-use super::agg_tree::{check_parent, AggKind, AggNode, PipelineParams, TypedParams};
+use super::agg_tree::{check_parent, AggKind, AggNode, PipelineParams, TermsParams, TypedParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 pub use super::deferred::reshape;
@@ -27,6 +28,7 @@ use super::ip_range::IpRangeAgg;
 use super::missing_bucket::FILTER_SUFFIX;
 use super::{agg_filters, deferred, nested_aggs, pipelines, rate, scan_aggs};
 use crate::error::{Result, SearchError};
+use crate::mapping::date::DateFormat;
 use crate::mapping::{FieldType, Mappings};
 use crate::query::ParsedQuery;
 use crate::store::KEYWORDS;
@@ -78,6 +80,27 @@ pub struct AggEnv<'a> {
 /// top-level aggregations left for `deferred` (as parsed).
 pub type Translated = (Value, Vec<AggShape>, Vec<AggNode>);
 
+/// Refuses an `order` of the `terms` `name` (parameters `params`,
+/// sub-aggregations `subs`) by a `percentiles` or `percentile_ranks`
+/// (`{"p.50": "desc"}`): those are computed after the buckets are chosen
+/// (`scan_aggs`, `time_buckets`), so they cannot choose them, and
+/// tantivy's own message would not say so.
+fn check_terms_order(name: &str, params: &TermsParams, subs: &[AggNode]) -> Result<()> {
+    let Some(order) = &params.request.order else {
+        return Ok(());
+    };
+    let OrderTarget::SubAggregation(path) = &order.target else {
+        return Ok(());
+    };
+    let agg = path.split(['.', '[', '>']).next().unwrap_or(path);
+    match subs.iter().find(|n| n.name == agg).map(|n| n.kind.name()) {
+        Some(kind @ ("percentiles" | "percentile_ranks")) => Err(SearchError::illegal(format!(
+            "ordering [terms] aggregation [{name}] by the [{kind}] sub-aggregation [{path}] is not supported by this server"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Rewrites the aggregations `aggs` (a request's tree, or a level of it).
 pub fn translate(env: &AggEnv<'_>, aggs: &[AggNode]) -> Result<Translated> {
     translate_at(env, aggs.iter(), 1)
@@ -101,9 +124,10 @@ fn translate_at<'n>(
         let kind = node.kind.name().to_string();
         let scanned = match &node.typed {
             TypedParams::Cardinality(c) => scan_aggs::cardinality_here(depth, c, mappings),
-            // A date field's (at any depth): tantivy's sketch keeps a date
-            // in millis only to within 1% of itself, months.
-            TypedParams::Percentiles(p) => scan_aggs::percentiles_here(p, mappings),
+            // All but a plain top-level numeric one (the pass's own
+            // collector): tantivy's DDSketch is within 1% of the value,
+            // where Elasticsearch interpolates between exact values.
+            TypedParams::Percentiles(p) => scan_aggs::percentiles_here(depth, p, mappings),
             _ => true,
         };
         if node.kind == AggKind::Composite && depth > 1 {
@@ -118,6 +142,9 @@ fn translate_at<'n>(
             }
             deferred_here.push(node.clone());
             continue;
+        }
+        if let TypedParams::Terms(t) = &node.typed {
+            check_terms_order(name, t, &node.subs)?;
         }
         if PipelineParams::covers(node.kind) {
             // At the top of a translation (a subtree's own pass): the
@@ -215,6 +242,14 @@ fn translate_at<'n>(
         }
         shape.date_field = leaf.is_some_and(|l| l.ty == FieldType::Date);
         shape.bool_field = leaf.is_some_and(|l| l.ty == FieldType::Boolean);
+        if let (Some(leaf), TypedParams::Metric(m)) = (leaf, &node.typed) {
+            if shape.date_field && matches!(node.kind, AggKind::Min | AggKind::Max) {
+                shape.date_format = Some(match &m.format {
+                    Some(text) => DateFormat::from_request(text)?,
+                    None => leaf.date_format(),
+                });
+            }
+        }
         shape.field = Some(field.clone());
         let mut aggs_out: Vec<(String, Value)> = Vec::new();
         match &node.typed {

@@ -8,12 +8,16 @@
 //! into Elasticsearch's shape on the way.
 //!
 //! This costs one search per bucket and deferred sub-aggregation, which
-//! is what Kibana's requests (a few terms or date buckets) can afford.
+//! is what Kibana's requests (a few terms or date buckets) can afford;
+//! `percentiles` and `percentile_ranks` below a `terms`, `histogram`,
+//! `date_histogram` or `range` cost one scan for all its buckets instead
+//! (`bucket_batch`, with the search's [`BatchRunner`]).
 
 use serde_json::{json, Value};
 
 use super::agg_shape::AggShape;
 use super::agg_tree::{AggKind, AggNode};
+use super::bucket_batch::{self, BucketBatch};
 use super::missing_bucket::FILTER_SUFFIX;
 use super::{agg_filters, geo_aggs, pipelines, rate};
 use crate::error::{Result, SearchError};
@@ -23,6 +27,12 @@ use crate::query::ParsedQuery;
 /// Runs one deferred aggregation (as parsed) over the search query
 /// narrowed by the filters; returns its result.
 pub type Runner<'a> = dyn Fn(&[BucketFilter], &AggNode) -> Result<Value> + 'a;
+
+/// Runs deferred aggregations (each `bucket_batch::batched`) in every
+/// bucket of a batch over the search query narrowed by the filters: per
+/// aggregation, the results of the buckets in order.
+pub type BatchRunner<'a> =
+    dyn Fn(&[BucketFilter], &BucketBatch, &[AggNode]) -> Result<Vec<Vec<Value>>> + 'a;
 
 /// What selects a bucket's documents.
 #[derive(Debug, Clone)]
@@ -48,6 +58,9 @@ impl BucketFilter {
 /// The bucket being reshaped: the filters that lead to it.
 pub struct BucketScope<'a> {
     run: &'a Runner<'a>,
+    /// Batches of buckets' `percentiles` and `percentile_ranks`, when the
+    /// search supplies it (else each bucket runs its own).
+    batch: Option<&'a BatchRunner<'a>>,
     chain: Vec<BucketFilter>,
 }
 
@@ -56,8 +69,42 @@ impl<'a> BucketScope<'a> {
     pub fn new(run: &'a Runner<'a>) -> BucketScope<'a> {
         BucketScope {
             run,
+            batch: None,
             chain: Vec::new(),
         }
+    }
+
+    /// This scope, computing the batchable deferred sub-aggregations of
+    /// a result's buckets with `batch`, one scan per result.
+    pub fn with_batch(mut self, batch: &'a BatchRunner<'a>) -> BucketScope<'a> {
+        self.batch = Some(batch);
+        self
+    }
+
+    /// Fills `buckets` (of `shape`, in the current bucket) with the
+    /// deferred sub-aggregations a batch computes, all in one scan; the
+    /// rest are left to [`BucketScope::in_bucket`], which skips those
+    /// filled.
+    fn fill_batched(&mut self, shape: &AggShape, buckets: &mut [&mut Value]) -> Result<()> {
+        let nodes: Vec<AggNode> = shape
+            .deferred
+            .iter()
+            .filter(|n| bucket_batch::batched(n))
+            .cloned()
+            .collect();
+        let Some(run) = self.batch.filter(|_| !nodes.is_empty()) else {
+            return Ok(());
+        };
+        let Some(batch) = BucketBatch::of(shape, buckets) else {
+            return Ok(());
+        };
+        let results = run(&self.chain, &batch, &nodes)?;
+        for (node, per_bucket) in nodes.iter().zip(results) {
+            for (bucket, result) in buckets.iter_mut().zip(per_bucket) {
+                bucket[&node.name] = result;
+            }
+        }
+        Ok(())
     }
 
     /// Fills `bucket` (of `shape`, selected by `filter`) with its deferred
@@ -85,6 +132,10 @@ impl<'a> BucketScope<'a> {
 
     fn fill(&mut self, shape: &AggShape, bucket: &mut Value) -> Result<()> {
         for node in &shape.deferred {
+            // A batch filled it already (`fill_batched`).
+            if bucket.get(&node.name).is_some() {
+                continue;
+            }
             bucket[&node.name] = (self.run)(&self.chain, node)?;
         }
         reshape(bucket, &shape.children, self)
@@ -224,11 +275,12 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
         }
         match shape.kind.as_str() {
             "date_histogram" | "histogram" | "terms" | "range" => {
-                let buckets: Vec<&mut Value> = match agg.get_mut("buckets") {
+                let mut buckets: Vec<&mut Value> = match agg.get_mut("buckets") {
                     Some(Value::Array(b)) => b.iter_mut().collect(),
                     Some(Value::Object(m)) => m.values_mut().collect(),
                     _ => Vec::new(),
                 };
+                scope.fill_batched(shape, &mut buckets)?;
                 for bucket in buckets {
                     if shape.bool_field && shape.kind == "terms" {
                         if let Some(key) = bucket.get("key").and_then(Value::as_f64) {
@@ -260,8 +312,13 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
                 }
             }
             "min" | "max" if shape.date_field => {
+                // The aggregation's format, else the field's (UTC).
                 if let Some(v) = agg.get("value").and_then(Value::as_f64) {
-                    agg["value_as_string"] = json!(format_millis(v as i64));
+                    let text = match &shape.date_format {
+                        Some(format) => format.format_in(v as i64, 0, "Z"),
+                        None => format_millis(v as i64),
+                    };
+                    agg["value_as_string"] = json!(text);
                 }
             }
             _ => {}

@@ -12,7 +12,8 @@
 //!   structural errors with their path); the top-level splits (`filter`,
 //!   geo, runtime fields) take nodes out of it and translation walks it.
 //!   `java_double`: numbers in messages and keys as Elasticsearch writes
-//!   them.
+//!   them; `decimal_format`: a numeric metric's `format` (Java's
+//!   `DecimalFormat` patterns).
 //! - `aggs`: aggregation translation (`agg_shape`: what each result needs
 //!   fixed, `deferred`: the reshaping that fixes it); `agg_filters`:
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
@@ -23,14 +24,16 @@
 //!   `stats_bucket` and the like over a sibling's buckets, on the response.
 //! - `scan_aggs`: `composite`, `weighted_avg`, `rare_terms`,
 //!   `significant_terms`, `percentile_ranks`, `multi_terms`, most
-//!   `cardinality`s and a date field's `percentiles`, from column values
+//!   `cardinality`s and the `percentiles` below buckets or with `missing`
+//!   or `format`, from column values
 //!   in a pass of their own; `distinct_count`: cardinality's exact-then-sketch count.
 //! - `own_aggs`: aggregations tantivy has but Strata computes faster with
 //!   its own collectors in the same pass: `time_buckets` (fixed-interval
 //!   `date_histogram` with simple children), `distinct_terms`
 //!   (`cardinality` of keyword and ip fields from cached term coupons),
-//!   `percentiles` (of numeric fields at the top level, on a log-linear
-//!   histogram; a date field's are scanned, at any depth),
+//!   `percentiles` (of numeric fields at the top level, on the digest
+//!   `scan_aggs` uses below buckets: exact up to 2,000 values, then a
+//!   log histogram of offsets, read as Elasticsearch's t-digest),
 //!   `top_terms` (`terms` of keyword fields by count, with at most one
 //!   `terms` below; `term_names`: their terms by ordinal, from cached
 //!   tables of large dictionaries).
@@ -43,7 +46,9 @@
 //! - `top_hits`, `top_metrics`, `deferred`: sub-aggregations computed per bucket;
 //!   `passes`: the extra searches those and calendar histograms need,
 //!   started through `reentry` (the entry points as function pointers, so
-//!   no module below this one imports it).
+//!   no module below this one imports it); `bucket_batch`: a result's
+//!   buckets by key, so their `percentiles` and `percentile_ranks` take
+//!   one scan, not a search per bucket.
 //! - `ranking`: top-K by score or sort values (`ranked`: what it keeps);
 //!   `zone_ranking`: a sort on one date field by zone maps, in a pass of
 //!   its own.
@@ -62,10 +67,12 @@ mod agg_shape;
 pub mod agg_tree;
 pub mod aggs;
 mod body_values;
+pub mod bucket_batch;
 pub mod bucket_limit;
 pub mod calendar;
 pub mod date_histogram;
 pub mod date_range;
+pub mod decimal_format;
 pub mod deferred;
 pub mod distinct_count;
 pub mod distinct_terms;

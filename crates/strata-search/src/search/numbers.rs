@@ -56,14 +56,6 @@ impl F64Column {
         })
     }
 
-    /// The smallest value the column holds (from its header, no read of
-    /// the values; deleted documents' values included); `None` when it
-    /// holds none.
-    pub fn min_value(&self) -> Option<f64> {
-        // The stored `u64` form keeps the numbers' order.
-        (self.raw.values.num_vals() > 0).then(|| self.stored.value(self.raw.min_value()))
-    }
-
     /// Every document holds exactly one value.
     pub fn is_dense(&self) -> bool {
         self.raw.get_cardinality() == Cardinality::Full
@@ -123,9 +115,6 @@ mod tests {
         let ints = [json!(-5), json!(0), json!(7), json!(-9_000_000_000i64)];
         let (block, each, dense) = read(&ints);
         assert!(dense);
-        let searcher = one_column_segment(&ints);
-        let column = F64Column::open(searcher.segment_reader(0), "j.n").unwrap();
-        assert_eq!(column.min_value(), Some(-9e9));
         assert_eq!(block, vec![-5.0, 0.0, 7.0, -9e9]);
         assert_eq!(each, block);
 

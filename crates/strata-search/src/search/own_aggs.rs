@@ -52,7 +52,8 @@ pub(super) type OwnPart = (
 impl OwnAggs {
     /// Takes what Strata computes out of `request` (tantivy's translated
     /// top-level aggregations, whose shapes are `shapes`).
-    pub fn split(request: &mut Value, shapes: &[AggShape], mappings: &Mappings) -> OwnAggs {
+    /// `shapes` may change: see [`time_buckets::split`].
+    pub fn split(request: &mut Value, shapes: &mut [AggShape], mappings: &Mappings) -> OwnAggs {
         OwnAggs {
             time: Arc::new(time_buckets::split(request, shapes, mappings)),
             distinct: Arc::new(distinct_terms::split(request, shapes, mappings)),
@@ -124,6 +125,14 @@ impl OwnAggs {
         out.extend(top_terms::into_json(&self.terms, terms));
         Ok(out)
     }
+}
+
+/// The bytes the merged `part`'s digests hold (`percentiles`, at the top
+/// level or per time bucket), to reserve on the request's memory account
+/// before the results are rendered.
+pub(super) fn digest_bytes(part: &OwnPart) -> u64 {
+    let time = part.0.as_ref().map_or(0, TimeBucketsFruit::held_bytes);
+    time + part.2.as_ref().map_or(0, PercentilesFruit::held_bytes)
 }
 
 /// Adds one shard's results to `merged`.

@@ -1,5 +1,6 @@
 //! Extra search passes some aggregations need: the per-bucket searches of
-//! deferred sub-aggregations (`deferred`) and of those below runtime-field
+//! deferred sub-aggregations (`deferred`; one scan for all the buckets of
+//! a result where `bucket_batch` can describe them) and of those below runtime-field
 //! buckets (`runtime_aggs`), and the min/max pass that gives
 //! calendar `date_histogram`s the bounds of the data under the query.
 
@@ -9,6 +10,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::agg_tree::{AggNode, AggTree, TypedParams};
+use super::bucket_batch::BucketBatch;
 use super::deferred::BucketFilter;
 use super::reentry::Reentry;
 use super::request::{SearchRequest, TrackTotalHits};
@@ -70,6 +72,27 @@ pub(super) fn run_deferred(
     };
     let mut out = reentry.pass(indices, &pass)?.body;
     Ok(out["aggregations"][name].take())
+}
+
+/// The deferred `nodes` (each `bucket_batch::batched`) in every bucket
+/// of `batch`, over the search query narrowed by `filters` (the buckets
+/// above): one scan, per node the results of the buckets in order.
+pub(super) fn run_batch(
+    reentry: Reentry,
+    indices: &[Arc<SearchIndex>],
+    req: &SearchRequest,
+    filters: &[BucketFilter],
+    batch: &BucketBatch,
+    nodes: &[AggNode],
+) -> Result<Vec<Vec<Value>>> {
+    let query = req.query.filtered(&bucket_filters(filters)?);
+    let env = scan_aggs::ScanEnv {
+        search: reentry.search,
+        indices,
+        req,
+        query: &query,
+    };
+    scan_aggs::run_batch(&env, batch, nodes)
 }
 
 /// The aggregations `aggs` (a parsed `aggs` object, any kinds) over the

@@ -2,8 +2,8 @@
 //! tantivy (`min`, `max`, `avg`, `sum`, `value_count`, `stats`,
 //! `extended_stats`), typed when the request is parsed, and tantivy's
 //! request built from them. Unknown and malformed parameters are the
-//! parse's errors; `format` and `value_type` are accepted and, as before,
-//! change nothing.
+//! parse's errors; `value_type` is accepted and changes nothing; `format`
+//! is kept for a date field's `min` and `max` `value_as_string`.
 
 use serde_json::{Map, Value};
 
@@ -20,6 +20,9 @@ pub struct MetricParams {
     pub missing: Option<f64>,
     /// `extended_stats`: the width of the `std_deviation_bounds`.
     pub sigma: Option<f64>,
+    /// `format`: how a date field's `min` and `max` are written (else the
+    /// field's format).
+    pub format: Option<String>,
 }
 
 impl MetricParams {
@@ -54,11 +57,13 @@ impl MetricParams {
                 other => return Err(unknown_key(kind_name, other)),
             }
         }
+        let format = source.format().map(str::to_string);
         let (field, missing) = source.finish(name)?;
         Ok(MetricParams {
             field,
             missing,
             sigma,
+            format,
         })
     }
 

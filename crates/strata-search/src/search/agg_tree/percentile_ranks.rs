@@ -4,10 +4,10 @@
 //! milliseconds: Elasticsearch reads `values` as doubles, so a date
 //! string is refused), sorted (a result lists them in that order);
 //! `keyed` a boolean; `missing` a number, or on a date field a date or
-//! date math; `format` kept for a date field's `_as_string` values. As
-//! for `percentiles`, `tdigest` and `hdr` are refused rather than ignored
-//! and scripts are refused: ranks come from Strata's own sketches
-//! (`percentiles/`). Whether the field is numeric is the scan's to judge,
+//! date math; `format` kept for the `_as_string` values (a date field's
+//! own format applies without one). As for `percentiles`, `tdigest` is
+//! checked but changes nothing, `hdr` and scripts are refused: ranks come
+//! from Strata's digest (`percentiles/`). Whether the field is numeric is the scan's to judge,
 //! against the mapping.
 
 use serde_json::Value;
@@ -51,9 +51,10 @@ impl PercentileRanksParams {
                         ))
                     })?;
                 }
-                "tdigest" | "hdr" => {
+                "tdigest" => super::percentiles::check_tdigest(KIND, name, value)?,
+                "hdr" => {
                     return Err(SearchError::illegal(format!(
-                        "[{key}] of [{KIND}] aggregation [{name}] is not supported by this server: ranks are computed with one log histogram, within 0.4% of the value"
+                        "[hdr] of [{KIND}] aggregation [{name}] is not supported by this server: ranks are computed as Elasticsearch's t-digest computes them"
                     )))
                 }
                 other => return Err(unknown_key(KIND, other)),
@@ -183,7 +184,7 @@ mod tests {
             ),
             (
                 json!({"field": "n", "values": [1], "hdr": {}}),
-                "[hdr] of [percentile_ranks] aggregation [r] is not supported by this server: ranks are computed with one log histogram, within 0.4% of the value",
+                "[hdr] of [percentile_ranks] aggregation [r] is not supported by this server: ranks are computed as Elasticsearch's t-digest computes them",
                 "illegal_argument_exception",
             ),
             (

@@ -3,9 +3,13 @@
 //! sorted (a result lists them in that order), each within 0..=100, and
 //! not empty; `keyed` a boolean; `missing` a number, or on a date field a
 //! date or date math ([`MissingValue`]); `format` kept for a date field's
-//! `_as_string` values. `tdigest` and `hdr` (the choice of
-//! Elasticsearch's sketch) are refused rather than ignored: percentiles
-//! here come from Strata's own sketches (`percentiles/`).
+//! `_as_string` values (on a number, a `DecimalFormat` pattern).
+//! `tdigest` (Elasticsearch's default sketch) is read and checked
+//! ([`check_tdigest`]: a `compression` below 0 is refused in
+//! Elasticsearch's words) but its settings change nothing: answers come
+//! from Strata's digest (`percentiles/`), exact up to 2,000 values as
+//! Elasticsearch's is at any compression. `hdr` is refused rather than
+//! ignored (Elasticsearch's HDR histogram answers differently).
 
 use serde_json::{Map, Value};
 
@@ -51,9 +55,10 @@ impl PercentilesParams {
                         ))
                     })?;
                 }
-                "tdigest" | "hdr" => {
+                "tdigest" => check_tdigest(KIND, name, value)?,
+                "hdr" => {
                     return Err(SearchError::illegal(format!(
-                        "[{key}] of [percentiles] aggregation [{name}] is not supported by this server: percentiles are computed with one log histogram, within 0.4% of the value"
+                        "[hdr] of [percentiles] aggregation [{name}] is not supported by this server: percentiles are computed as Elasticsearch's t-digest computes them"
                     )))
                 }
                 other => return Err(unknown_key(KIND, other)),
@@ -83,6 +88,27 @@ impl PercentilesParams {
         }
         Ok(Value::Object(out))
     }
+}
+
+/// Checks the `tdigest` object of the `kind` aggregation `name`:
+/// `compression` a number at least 0, `execution_hint` a string.
+pub(super) fn check_tdigest(kind: &str, name: &str, value: &Value) -> Result<()> {
+    for (key, v) in object_of("tdigest", name, value)? {
+        match key.as_str() {
+            "compression" => {
+                let c = number(kind, name, "compression", v)?;
+                if c < 0.0 {
+                    return Err(SearchError::illegal(format!(
+                        "[compression] must be greater than or equal to 0. Found [{}] in [{name}]",
+                        java_double(c)
+                    )));
+                }
+            }
+            "execution_hint" if v.is_string() => {}
+            other => return Err(unknown_key("tdigest", other)),
+        }
+    }
+    Ok(())
 }
 
 /// `percents`: numbers (or numeric strings) within 0..=100, sorted; errors

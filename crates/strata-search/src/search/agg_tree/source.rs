@@ -81,6 +81,11 @@ impl SourceParams {
         Ok(true)
     }
 
+    /// The `format` read so far.
+    pub(super) fn format(&self) -> Option<&str> {
+        self.format.as_deref()
+    }
+
     /// The field (required) and `missing` of the aggregation `name`.
     pub(super) fn finish(self, name: &str) -> Result<(String, Option<f64>)> {
         // Without `dated`, `read` kept only numbers.

@@ -123,7 +123,8 @@ fn numeric_metrics_are_typed_and_their_bad_params_refused_with_the_path() {
         MetricParams {
             field: "n".into(),
             missing: Some(2.5),
-            sigma: Some(3.0)
+            sigma: Some(3.0),
+            format: Some("0.0".into()),
         }
     );
     assert_eq!(
@@ -268,7 +269,7 @@ fn percentiles_are_typed_sorted_and_checked_as_elasticsearch_does() {
     }
     let refused = [
         (
-            json!({"field": "n", "tdigest": {"compression": 200}}),
+            json!({"field": "n", "tdigest": {"compression": -1}}),
             "illegal_argument_exception",
         ),
         (
@@ -291,6 +292,16 @@ fn percentiles_are_typed_sorted_and_checked_as_elasticsearch_does() {
         let err = AggTree::parse(json!({"p": {"percentiles": params.clone()}})).unwrap_err();
         assert_eq!(err.es_type(), es_type, "{params}: {err}");
     }
+    // Elasticsearch's words for a negative compression; 200 is read.
+    let err = AggTree::parse(
+        json!({"p": {"percentiles": {"field": "n", "tdigest": {"compression": -1}}}}),
+    );
+    assert_eq!(
+        err.unwrap_err().to_string(),
+        "[compression] must be greater than or equal to 0. Found [-1.0] in [p]"
+    );
+    let ok = json!({"p": {"percentiles": {"field": "n", "tdigest": {"compression": 200}}}});
+    assert!(AggTree::parse(ok).is_ok());
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! The tantivy collector of a request's [`ValuePercentiles`]: per segment
 //! each plan opens its column as f64 once; a column with one value per
-//! document is read a block of documents at a time.
+//! document is read a block of documents at a time. Values go to a
+//! [`SpanDigest`] per plan and segment (its base the smallest of the
+//! segment's first values: segments merge as `span.rs` says).
 
 use std::sync::Arc;
 
@@ -8,7 +10,7 @@ use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::plan::ValuePercentiles;
-use super::sketch::LogHistogram;
+use super::span::SpanDigest;
 use crate::search::numbers::F64Column;
 
 /// The collector of one search's [`ValuePercentiles`].
@@ -23,17 +25,22 @@ impl PercentilesCollector {
     }
 }
 
-/// One histogram per plan, in plan order.
+/// One digest per plan, in plan order.
 #[derive(Debug, Clone, Default)]
-pub struct PercentilesFruit(pub(super) Vec<LogHistogram>);
+pub struct PercentilesFruit(pub(super) Vec<SpanDigest>);
 
 impl PercentilesFruit {
-    /// Adds another segment's or shard's histograms.
+    /// The bytes its digests hold.
+    pub fn held_bytes(&self) -> u64 {
+        self.0.iter().map(SpanDigest::held_bytes).sum()
+    }
+
+    /// Adds another segment's or shard's digests.
     pub fn merge(&mut self, other: PercentilesFruit) {
         if self.0.len() < other.0.len() {
-            self.0.resize_with(other.0.len(), LogHistogram::default);
+            self.0.resize_with(other.0.len(), SpanDigest::default);
         }
-        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
+        for (mine, theirs) in self.0.iter_mut().zip(other.0) {
             mine.merge(theirs);
         }
     }
@@ -47,7 +54,7 @@ struct SegmentValues {
     dense: bool,
     raw: Vec<u64>,
     block: Vec<f64>,
-    histogram: LogHistogram,
+    digest: SpanDigest,
 }
 
 /// [`PercentilesCollector`]'s per-segment part.
@@ -74,7 +81,7 @@ impl Collector for PercentilesCollector {
                     column,
                     raw: Vec::new(),
                     block: Vec::new(),
-                    histogram: LogHistogram::default(),
+                    digest: SpanDigest::default(),
                 }
             })
             .collect();
@@ -100,9 +107,7 @@ impl SegmentCollector for PercentilesSegmentCollector {
     fn collect(&mut self, doc: DocId, _score: Score) {
         for plan in &mut self.plans {
             if let Some(column) = &plan.column {
-                column
-                    .values_for_doc(doc)
-                    .for_each(|v| plan.histogram.add(v));
+                column.values_for_doc(doc).for_each(|v| plan.digest.add(v));
             }
         }
     }
@@ -112,18 +117,16 @@ impl SegmentCollector for PercentilesSegmentCollector {
             let Some(column) = &plan.column else { continue };
             if plan.dense {
                 column.read_dense(docs, &mut plan.raw, &mut plan.block);
-                plan.histogram.add_all(&plan.block);
+                plan.digest.add_all(&plan.block);
             } else {
                 for &doc in docs {
-                    column
-                        .values_for_doc(doc)
-                        .for_each(|v| plan.histogram.add(v));
+                    column.values_for_doc(doc).for_each(|v| plan.digest.add(v));
                 }
             }
         }
     }
 
     fn harvest(self) -> PercentilesFruit {
-        PercentilesFruit(self.plans.into_iter().map(|p| p.histogram).collect())
+        PercentilesFruit(self.plans.into_iter().map(|p| p.digest).collect())
     }
 }

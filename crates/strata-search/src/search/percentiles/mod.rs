@@ -1,45 +1,42 @@
-//! `percentiles` of a numeric field at the top level of `aggs`, computed
-//! with Strata's own sketch ([`sketch::LogHistogram`]).
+//! Percentiles and percentile ranks as Elasticsearch 8's default
+//! t-digest answers them, from one digest for numbers, dates and
+//! booleans ([`SpanDigest`], `span.rs`): exact for up to 2,000 values,
+//! then a log histogram ([`sketch::LogHistogram`]) of offsets from a base
+//! near the data's smallest value, read as Elasticsearch reads its
+//! centroids (`tdigest.rs`: so 1, 51, 101 and 151 give 26, 76 and 126 at
+//! 25, 50 and 75 percent).
 //!
-//! tantivy's percentiles add every value to a DDSketch, whose bucket is
-//! the logarithm of the value: one `ln` per value, which was most of the
-//! time of Kibana's "countries with body-size percentiles" search. Here a
-//! value's bucket is the top bits of its encoding (a shift), the buckets
-//! are finer (within 0.4% of the value against DDSketch's 1%), and a
-//! column with one value per document is read by blocks.
+//! Three routes fill it, none a search per bucket:
+//! - at the top level of a pass, [`split`] takes a `percentiles` on a
+//!   numeric field whose parameters are only `field`, `percents` and
+//!   `keyed` out of tantivy's request, and [`PercentilesCollector`] reads
+//!   its column by blocks beside tantivy's pass;
+//! - below a fixed-interval `date_histogram` taken by `time_buckets`,
+//!   such a `percentiles` is a digest per bucket in that same pass;
+//! - everything else (a `missing`, a `format`, a date or boolean field,
+//!   other buckets, all `percentile_ranks`) is computed by `scan_aggs`:
+//!   one scan at the top level or in a `filter`, one scan for all the
+//!   buckets of a `terms`, `histogram`, `date_histogram` or `range`
+//!   (`bucket_batch`).
 //!
-//! [`split`] takes a `percentiles` on a numeric field whose parameters are
-//! only `field`, `percents` (each within 0..=100) and `keyed`; anything
-//! else (`missing`, a bad percent) stays with tantivy, which gives the
-//! usual result or error. The result has tantivy's final shape, so the
-//! rest of the reply is built as before.
-//!
-//! The same histogram ranks values for `percentile_ranks` (`ranks`,
-//! computed by `scan_aggs` at any depth).
-//!
-//! A date field's percentiles and ranks are not taken here: within 0.4%
-//! of a date in millis is about 80 days. `scan_aggs` computes them (at
-//! any depth) with a [`SpanDigest`] (`span.rs`): exact for up to 2,000
-//! values, then within 0.4% of each value's distance from the data's
-//! smallest, read as Elasticsearch's t-digest reads its centroids
-//! (`tdigest.rs`).
+//! All render Elasticsearch 8's reply (`values` keyed by percent or a
+//! list, `null` when no document had a value; the scans add `_as_string`
+//! values with a `format`).
 
 mod collector;
 mod plan;
-mod ranks;
 mod sketch;
 mod span;
 mod tdigest;
 
 pub use collector::{PercentilesCollector, PercentilesFruit};
 pub use plan::ValuePercentiles;
-pub(crate) use ranks::percent_rank;
-pub(crate) use sketch::LogHistogram;
 pub(crate) use span::SpanDigest;
 
 use serde_json::{json, Map, Value};
 
 use super::aggs::AggShape;
+use super::java_double::java_double;
 use crate::mapping::Mappings;
 
 /// The percents of a request that names none (tantivy's and
@@ -108,37 +105,41 @@ fn plan(name: &str, params: &Value) -> Option<ValuePercentiles> {
     })
 }
 
-/// A percent as tantivy names it in a keyed result: `50.0`, `99.9`.
+/// A percent as Elasticsearch names it in a keyed result (as Java
+/// prints a double): `50.0`, `99.9`.
 fn percent_key(percent: f64) -> String {
-    let mut out = percent.to_string();
-    if !out.contains('.') {
-        out.push_str(".0");
-    }
-    out
+    java_double(percent)
 }
 
 /// The results keyed by aggregation name, in tantivy's final shape (a
 /// value is `null` when no document had one).
 pub fn into_json(plans: &[ValuePercentiles], fruit: PercentilesFruit) -> Map<String, Value> {
-    let mut histograms = fruit.0.into_iter();
+    let mut digests = fruit.0.into_iter();
     plans
         .iter()
         .map(|plan| {
-            let histogram = histograms.next().unwrap_or_default();
-            let values = plan
-                .percents
-                .iter()
-                .map(|&p| (p, histogram.percentile(p).map_or(Value::Null, |v| json!(v))));
-            let values = if plan.keyed {
-                Value::Object(values.map(|(p, v)| (percent_key(p), v)).collect())
-            } else {
-                values
-                    .map(|(p, v)| json!({ "key": p, "value": v }))
-                    .collect()
-            };
-            (plan.name.clone(), json!({ "values": values }))
+            let digest = digests.next().unwrap_or_default();
+            let values = values_json(&plan.percents, plan.keyed, &digest);
+            (plan.name.clone(), values)
         })
         .collect()
+}
+
+/// `{"values": ...}` of `digest` at `percents`: keyed by percent
+/// (`"50.0": v`) or a list of `{key, value}`, `null` when empty.
+pub(crate) fn values_json(percents: &[f64], keyed: bool, digest: &SpanDigest) -> Value {
+    let values = percents
+        .iter()
+        .zip(digest.percentiles(percents))
+        .map(|(&p, v)| (p, v.map_or(Value::Null, |v| json!(v))));
+    let values = if keyed {
+        Value::Object(values.map(|(p, v)| (percent_key(p), v)).collect())
+    } else {
+        values
+            .map(|(p, v)| json!({ "key": p, "value": v }))
+            .collect()
+    };
+    json!({ "values": values })
 }
 
 #[cfg(test)]
@@ -166,6 +167,22 @@ mod tests {
     }
 
     #[test]
+    fn four_values_give_elasticsearchs_answers() {
+        let plans = vec![ValuePercentiles {
+            name: "p".into(),
+            column: "f".into(),
+            percents: vec![25.0, 50.0, 75.0],
+            keyed: true,
+        }];
+        let mut d = SpanDigest::default();
+        [151.0, 1.0, 101.0, 51.0].iter().for_each(|&v| d.add(v));
+        assert_eq!(
+            Value::Object(into_json(&plans, PercentilesFruit(vec![d]))),
+            json!({"p": {"values": {"25.0": 26.0, "50.0": 76.0, "75.0": 126.0}}})
+        );
+    }
+
+    #[test]
     fn results_have_tantivys_shape() {
         let plans = |keyed| {
             vec![ValuePercentiles {
@@ -175,9 +192,9 @@ mod tests {
                 keyed,
             }]
         };
-        let mut h = sketch::LogHistogram::default();
-        h.add(8.0);
-        let fruit = || PercentilesFruit(vec![h.clone()]);
+        let mut d = SpanDigest::default();
+        d.add(8.0);
+        let fruit = || PercentilesFruit(vec![d.clone()]);
         assert_eq!(
             Value::Object(into_json(&plans(true), fruit())),
             json!({"p": {"values": {"50.0": 8.0, "99.5": 8.0}}})

@@ -114,3 +114,114 @@ fn values_below_the_base_still_count() {
     let ranks = d.percent_ranks(&[JAN1 + 750_000.0]);
     assert!((ranks[0].unwrap() - 25.0).abs() < 1.0, "{ranks:?}");
 }
+
+#[test]
+fn elasticsearchs_rest_test_numbers() {
+    // 180_percentiles_tdigest_metric and 420_percentile_ranks_tdigest_metric.
+    let d = digest(f64::NAN, &[151.0, 1.0, 101.0, 51.0]);
+    let got = d.percentiles(&[1.0, 5.0, 25.0, 50.0, 75.0, 95.0, 99.0]);
+    let want = [1.0, 1.0, 26.0, 76.0, 126.0, 151.0, 151.0];
+    assert_eq!(got, want.map(Some).to_vec());
+    assert_eq!(d.percent_ranks(&[50.0, 99.0]), vec![Some(37.0), Some(61.5)]);
+    let three = digest(f64::NAN, &[51.0, 101.0, 151.0]);
+    assert_eq!(
+        three.percentiles(&[25.0, 75.0]),
+        vec![Some(63.5), Some(138.5)]
+    );
+    let r = three.percent_ranks(&[50.0])[0].unwrap();
+    assert!((r - 16.0).abs() < 1e-9, "{r}");
+    // One value repeated ranks none, half or all.
+    let same = digest(f64::NAN, &[1.0; 4]);
+    assert_eq!(
+        same.percent_ranks(&[0.5, 1.0, 50.0]),
+        vec![Some(0.0), Some(50.0), Some(100.0)]
+    );
+}
+
+/// Values `n` of a spread around `center`, some negative.
+fn spread(rng: &mut StdRng, n: usize, center: f64, width: f64) -> Vec<f64> {
+    (0..n)
+        .map(|_| center + rng.gen_range(-width..width))
+        .collect()
+}
+
+#[test]
+fn parts_of_their_own_base_merge_within_the_span() {
+    let mut rng = StdRng::seed_from_u64(17);
+    // Near zero across signs, and far from zero (1e9 plus a few hundred).
+    for (center, width) in [(0.0, 500.0), (1.0e9, 300.0), (-2.0e12, 1.0e6)] {
+        let values = spread(&mut rng, 12_000, center, width);
+        // Parts whose bases differ (each its first values' smallest),
+        // merged into an exact one, and the other way round.
+        let mut d = digest(f64::NAN, &values[..1_000]);
+        for chunk in values[1_000..].chunks(2_750) {
+            d.merge(digest(f64::NAN, chunk));
+        }
+        let mut other = digest(f64::NAN, &values[5_000..]);
+        other.merge(digest(f64::NAN, &values[..5_000]));
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len() as f64;
+        for d in [&d, &other] {
+            for p in [1.0, 10.0, 25.0, 50.0, 75.0, 90.0, 99.0] {
+                let got = d.percentiles(&[p])[0].unwrap();
+                let exact = sorted[(p / 100.0 * (n - 1.0)) as usize];
+                // Two 0.4% steps of the span (a rebased merge), plus a
+                // rank's share of it.
+                let within = 2.0 * width * 2.0 / 256.0 + 2.0 * width / 1_000.0;
+                assert!((got - exact).abs() <= within, "p{p}: {got} vs {exact}");
+            }
+            let at = sorted[(n / 3.0) as usize];
+            let rank = d.percent_ranks(&[at])[0].unwrap();
+            assert!((rank - 100.0 / 3.0).abs() < 1.5, "{rank}");
+        }
+    }
+}
+
+#[test]
+fn blocks_add_as_single_values() {
+    let mut rng = StdRng::seed_from_u64(23);
+    let values = spread(&mut rng, 5_000, 1.0e6, 1.0e3);
+    let mut one = SpanDigest::default();
+    values.iter().for_each(|&v| one.add(v));
+    let mut block = SpanDigest::default();
+    for chunk in values.chunks(64) {
+        block.add_all(chunk);
+    }
+    let percents = [0.0, 1.0, 50.0, 99.9, 100.0];
+    assert_eq!(block.percentiles(&percents), one.percentiles(&percents));
+    assert_eq!(block.count(), 5_000);
+}
+
+/// The top-level collector's cost per value: a digest past its exact
+/// values (offsets into the histogram) against the histogram alone. Run
+/// with `cargo test --release -p strata-search --lib -- --ignored
+/// digest_block_cost --nocapture`.
+#[test]
+#[ignore]
+fn digest_block_cost() {
+    let mut rng = StdRng::seed_from_u64(1);
+    let values: Vec<f64> = (0..1 << 20)
+        .map(|_| rng.gen_range(0.0..5e4f64).floor())
+        .collect();
+    for round in 0..3 {
+        let start = std::time::Instant::now();
+        let mut h = LogHistogram::default();
+        for _ in 0..20 {
+            values.chunks(64).for_each(|c| h.add_all(c));
+        }
+        let histogram = start.elapsed();
+        let start = std::time::Instant::now();
+        let mut d = SpanDigest::default();
+        for _ in 0..20 {
+            values.chunks(64).for_each(|c| d.add_all(c));
+        }
+        let digest = start.elapsed();
+        println!(
+            "round {round}: histogram {histogram:?}, digest {digest:?} ({:.3}x), {} {}",
+            digest.as_secs_f64() / histogram.as_secs_f64(),
+            h.count(),
+            d.count()
+        );
+    }
+}

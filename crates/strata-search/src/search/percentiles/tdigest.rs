@@ -1,7 +1,7 @@
 //! How Elasticsearch's t-digest reads a value's percentile and a
 //! percentile's value from centroids: each centroid (a mean and a count)
 //! stands for its values. These functions read Strata's sketches the
-//! same way: a [`LogHistogram`](super::LogHistogram)'s buckets (at their
+//! same way: a [`LogHistogram`](super::sketch::LogHistogram)'s buckets (at their
 //! middles) or the exact values of a [`SpanDigest`](super::SpanDigest),
 //! each its own centroid of count one.
 //!
@@ -16,7 +16,9 @@
 //!   (`180_percentiles_tdigest_metric.yml`).
 //! - [`share`]: a value's rank, each centroid's count spread evenly from
 //!   halfway to the previous centroid to halfway to the next (the outer
-//!   ones as wide on their open side as on the other); see `ranks.rs`.
+//!   ones as wide on their open side as on the other): so 1, 51, 101
+//!   and 151 rank 50 at 37% and 99 at 61.5%, the three from 51 rank 50
+//!   at 16% (Elasticsearch's `420_percentile_ranks_tdigest_metric.yml`).
 
 /// The value at quantile `q` (0 to 1) of `centroids` (ascending means,
 /// not empty, each count above zero) of values within `min..=max`.

@@ -13,11 +13,9 @@ use crate::index::SearchIndex;
 use crate::mapping::Mappings;
 use crate::query::ParsedQuery;
 use crate::search::agg_tree::AggTree;
-use crate::search::numbers::F64Column;
 use crate::search::reentry::SearchFn;
 use crate::search::request::{SearchRequest, TrackTotalHits};
 use crate::search::{nested_aggs, parallel, snapshot};
-use crate::store::KEYWORDS;
 
 /// What a scanned aggregation needs of the search it is part of.
 pub struct ScanEnv<'a> {
@@ -70,25 +68,6 @@ impl ScanEnv<'_> {
             scan.merge(&mut out, part);
         }
         Ok(out)
-    }
-
-    /// The smallest value of the numeric (or date) `field` in the
-    /// searched shards' columns, from their headers (documents deleted
-    /// or outside the query included: a bound, not the query's minimum);
-    /// `None` when no segment holds one. A segment refreshed after this
-    /// may hold smaller values.
-    pub fn column_min(&self, field: &str) -> Option<f64> {
-        let column = format!("{KEYWORDS}.{field}");
-        self.indices
-            .iter()
-            .flat_map(|index| snapshot::searchers(self.req.snapshot.as_ref(), index))
-            .flat_map(|searcher| {
-                let segments = searcher.segment_readers().to_vec();
-                segments.into_iter().filter_map(|segment| {
-                    F64Column::open(&segment, &column).and_then(|c| c.min_value())
-                })
-            })
-            .min_by(f64::total_cmp)
     }
 
     /// The sub-aggregations `sub` (as parsed) over this query narrowed by

@@ -9,20 +9,24 @@
 //!   score against the whole index or a `background_filter`);
 //! - `composite` (`terms`, `histogram`, `date_histogram` sources, `after`
 //!   paging), its buckets' sub-aggregations one search each.
-//! - `percentile_ranks`, on the log histogram of `percentiles` (on a date
-//!   field, a digest of offsets from the field's smallest date:
-//!   `date_values`); `percentiles` of a date field, on the same digest
-//!   (`percentiles`; a numeric field's stay in tantivy's pass).
+//! - `percentile_ranks` and `percentiles` of numeric, date and boolean
+//!   fields, at any depth, on one digest (exact up to 2,000 values, then
+//!   a log histogram of offsets from its first values' smallest:
+//!   `field_values`), read as Elasticsearch 8's t-digest; only a plain
+//!   top-level numeric `percentiles` is left to the pass's collector.
+//!   Below the buckets of a `terms`, `histogram`, `date_histogram` or
+//!   `range`, one scan fills them for every bucket (`bucket_digests`).
 //! - `multi_terms`: buckets of combinations of several fields' values,
 //!   exact counts, its buckets' sub-aggregations one search each.
 //!
 //! Every accumulator is bounded: distinct values are capped
 //! ([`MAX_DISTINCT`]), composite keeps the page it returns.
 
+mod bucket_digests;
 mod cardinality;
 mod composite;
-mod date_values;
 mod env;
+mod field_values;
 mod multi_terms;
 mod percent_values;
 mod percentile_ranks;
@@ -31,6 +35,7 @@ mod terms_scans;
 pub mod values;
 mod weighted_avg;
 
+pub use bucket_digests::run_batch;
 pub use env::ScanEnv;
 
 use serde_json::Value;
@@ -64,10 +69,10 @@ pub fn cardinality_here(depth: usize, params: &CardinalityParams, mappings: &Map
     !(depth == 1 && !params.other_keys && keyword)
 }
 
-/// Whether a `percentiles` is computed here (on a date field) rather
-/// than in tantivy's pass.
-pub fn percentiles_here(params: &PercentilesParams, mappings: &Mappings) -> bool {
-    percentiles::here(params, mappings)
+/// Whether a `percentiles` at nesting level `depth` is computed here
+/// rather than by the pass's own collector (`percentiles::split`).
+pub fn percentiles_here(depth: usize, params: &PercentilesParams, mappings: &Mappings) -> bool {
+    percentiles::here(depth, params, mappings)
 }
 
 /// Checks a `cardinality` computed here against the mapping before any
@@ -132,7 +137,7 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
         },
         "percentiles" => match &node.typed {
             TypedParams::Percentiles(p) => {
-                percentiles::DatePercentiles::new(name, p, mappings).map(|_| ())
+                percentiles::Percentiles::new(name, p, mappings).map(|_| ())
             }
             _ => Err(unparsed(name, kind)),
         },
@@ -194,7 +199,7 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
         },
         "percentiles" => match &node.typed {
             TypedParams::Percentiles(p) => {
-                percentiles::DatePercentiles::new(name, p, &mappings)?.run(env)
+                percentiles::Percentiles::new(name, p, &mappings)?.run(env)
             }
             _ => Err(unparsed(name, kind)),
         },

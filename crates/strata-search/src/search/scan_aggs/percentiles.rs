@@ -1,65 +1,63 @@
-//! `percentiles` of a date field, at any depth: the matching documents'
-//! dates (and `missing`) in a [`SpanDigest`](crate::search::percentiles::SpanDigest)
-//! (exact up to 2,000 values, then within 0.4% of each date's distance
-//! from the field's smallest), read as Elasticsearch's t-digest reads
-//! them. A numeric field's percentiles are not taken here (they stay in
-//! tantivy's pass, with Strata's own collector at the top level:
-//! `percentiles::split`); see [`here`].
+//! `percentiles` computed by a scan, at any depth: a numeric, date or
+//! boolean field's values of the matching documents (and `missing`) in a
+//! [`SpanDigest`](crate::search::percentiles::SpanDigest) (exact up to
+//! 2,000 values, then within 0.4% of each value's distance from the
+//! data's smallest), read as Elasticsearch's t-digest reads them. Only
+//! a top-level numeric `percentiles` without `missing` or `format` is
+//! left to the pass's own collector (`percentiles::split`, the same
+//! digest read by blocks); see [`here`].
 //!
-//! The reply is Elasticsearch 8's: values as epoch milliseconds
-//! (doubles), keyed by percent (`"50.0"`) or a list of `{key, value}`,
-//! each with its date written in the aggregation's `format` (else the
-//! field's): `"50.0_as_string"`, `value_as_string`; `null` values and no
-//! strings when no document had a value.
+//! The reply is Elasticsearch 8's: values as doubles (a date's as epoch
+//! milliseconds), keyed by percent (`"50.0"`) or a list of `{key,
+//! value}`; with a `format` (always on a date field, whose own format
+//! applies) each also written: `"50.0_as_string"`, `value_as_string`;
+//! `null` values and no strings when no document had a value.
 
 use serde_json::Value;
 
-use super::date_values::DateMetric;
 use super::env::ScanEnv;
+use super::field_values::FieldMetric;
 use super::percent_values::render;
-use crate::error::{Result, SearchError};
+use crate::error::Result;
 use crate::mapping::{FieldType, Mappings};
 use crate::search::agg_tree::PercentilesParams;
+use crate::search::percentiles::SpanDigest;
 
-/// Whether the `percentiles` `params` is computed here: on a mapped date
-/// field.
-pub(crate) fn here(params: &PercentilesParams, mappings: &Mappings) -> bool {
-    mappings
+/// Whether the `percentiles` `params` at nesting level `depth` is
+/// computed here: all but a top-level one on a mapped numeric field
+/// with neither `missing` nor `format` (the pass's collector takes it).
+pub(crate) fn here(depth: usize, params: &PercentilesParams, mappings: &Mappings) -> bool {
+    let numeric = mappings
         .leaf(&params.field)
-        .is_some_and(|l| l.ty == FieldType::Date)
+        .is_some_and(|l| l.ty.is_numeric() && l.ty != FieldType::Date);
+    let plain = params.missing.is_none() && params.format.is_none();
+    !(depth == 1 && numeric && plain)
 }
 
-/// A parsed `percentiles` on a date field.
-pub(crate) struct DatePercentiles {
+/// A parsed `percentiles` computed here.
+pub(crate) struct Percentiles {
     name: String,
     params: PercentilesParams,
-    metric: DateMetric,
+    metric: FieldMetric,
 }
 
-impl DatePercentiles {
-    /// The percentiles `params` asks for, over the date field `mappings`
-    /// maps (the caller checked it with [`here`]).
+impl Percentiles {
+    /// The percentiles `params` asks for, over the field `mappings` maps
+    /// (a keyword, ip or text field is refused).
     pub(crate) fn new(
         name: &str,
         params: &PercentilesParams,
         mappings: &Mappings,
-    ) -> Result<DatePercentiles> {
-        let leaf = mappings
-            .leaf(&params.field)
-            .filter(|l| l.ty == FieldType::Date)
-            .ok_or_else(|| {
-                SearchError::illegal(format!(
-                    "[percentiles] aggregation [{name}] on field [{}] is computed here only for a date field",
-                    params.field
-                ))
-            })?;
-        let metric = DateMetric::new(
+    ) -> Result<Percentiles> {
+        let metric = FieldMetric::new(
+            "percentiles",
+            name,
             &params.field,
-            leaf,
+            mappings,
             params.format.as_deref(),
             params.missing.as_ref(),
         )?;
-        Ok(DatePercentiles {
+        Ok(Percentiles {
             name: name.to_string(),
             params: params.clone(),
             metric,
@@ -68,13 +66,19 @@ impl DatePercentiles {
 
     pub(crate) fn run(self, env: &ScanEnv<'_>) -> Result<Value> {
         let digest = self.metric.scan(env, &self.name)?;
+        Ok(self.render(&digest))
+    }
+
+    /// The field this reads.
+    pub(crate) fn metric(&self) -> &FieldMetric {
+        &self.metric
+    }
+
+    /// The reply of `digest`'s values.
+    pub(crate) fn render(&self, digest: &SpanDigest) -> Value {
         let values = digest.percentiles(&self.params.percents);
-        let text = |v: f64| self.metric.text(v);
-        Ok(render(
-            &self.params.percents,
-            &values,
-            self.params.keyed,
-            Some(&text),
-        ))
+        let text = |v: f64| self.metric.text(v).unwrap_or_default();
+        let text: Option<&dyn Fn(f64) -> String> = self.metric.writes_text().then_some(&text);
+        render(&self.params.percents, &values, self.params.keyed, text)
     }
 }

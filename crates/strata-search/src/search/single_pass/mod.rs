@@ -86,8 +86,8 @@ pub(super) fn search_once(
                 now,
                 bounds: &bounds,
             };
-            let (mut tv, shapes, deferred) = aggs::translate(&env, a)?;
-            let own = own_aggs::OwnAggs::split(&mut tv, &shapes, &mappings);
+            let (mut tv, mut shapes, deferred) = aggs::translate(&env, a)?;
+            let own = own_aggs::OwnAggs::split(&mut tv, &mut shapes, &mappings);
             let parsed: Option<Aggregations> = match tv.as_object() {
                 Some(o) if o.is_empty() => None,
                 _ => Some(

@@ -1,5 +1,6 @@
-//! How a time histogram's children read a segment: a metric's column, a
-//! filter's scorer, or a filter that is an integer range over a column.
+//! How a time histogram's children read a segment: a metric's (or a
+//! percentiles') column, a filter's scorer, or a filter that is an
+//! integer range over a column.
 
 use tantivy::query::{EnableScoring, Query, Scorer};
 use tantivy::{DocId, DocSet, SegmentReader};
@@ -13,7 +14,10 @@ pub(super) enum ChildReader {
     /// A metric's column (`None`: no values in this segment); when it
     /// holds exactly one value per document (`dense`), the values of the
     /// block of documents being collected are read into `block` at once.
+    /// `digest`: the values go to the bucket's digest (`percentiles`),
+    /// not its accumulator.
     Metric {
+        digest: bool,
         column: Option<F64Column>,
         dense: bool,
         raw: Vec<u64>,
@@ -39,9 +43,11 @@ pub(super) fn open_children(
     let mut children = Vec::with_capacity(plan.children.len());
     for child in &plan.children {
         children.push(match &child.kind {
-            ChildKind::Metric { column, .. } => {
+            ChildKind::Metric { column, .. } | ChildKind::Percentiles { column, .. } => {
+                let digest = matches!(child.kind, ChildKind::Percentiles { .. });
                 let column = F64Column::open(segment, column);
                 ChildReader::Metric {
+                    digest,
                     dense: column.as_ref().is_some_and(F64Column::is_dense),
                     column,
                     raw: Vec::new(),

@@ -1,7 +1,8 @@
 //! The partial results of [`TimeBuckets`] histograms: per bucket a document
-//! count and one accumulator per child, merged across segments and shards
-//! by adding (and taking the smaller or larger), then rendered in tantivy's
-//! final-result shape.
+//! count and one accumulator per child (a digest for a `percentiles`),
+//! merged across segments and shards by adding (and taking the smaller or
+//! larger, and merging digests), then rendered in tantivy's final-result
+//! shape.
 
 use rustc_hash::FxHashMap;
 use serde_json::{json, Map, Value};
@@ -9,6 +10,7 @@ use serde_json::{json, Map, Value};
 use super::plan::{ChildKind, Metric, TimeBuckets};
 use crate::error::Result;
 use crate::search::bucket_limit::{self, max_buckets};
+use crate::search::percentiles::{values_json, SpanDigest};
 
 /// One child's running values in one bucket. A filter uses `count` only
 /// (documents that matched); a metric all four over the values seen.
@@ -74,11 +76,39 @@ impl Acc {
     }
 }
 
-/// One bucket: its documents and its children's accumulators.
+/// One bucket: its documents and its children's accumulators; a
+/// `percentiles` child's values are in `digests` at the child's index
+/// (empty until the bucket has such a child: an empty digest holds no
+/// memory).
 #[derive(Debug, Clone, Default)]
 pub(super) struct Bucket {
     pub docs: u64,
     pub children: Vec<Acc>,
+    pub digests: Vec<SpanDigest>,
+}
+
+impl Bucket {
+    /// Adds another part's bucket.
+    pub fn merge(&mut self, other: Bucket) {
+        self.docs += other.docs;
+        let len = other.children.len().max(self.children.len());
+        self.children.resize(len, Acc::default());
+        for (a, b) in self.children.iter_mut().zip(&other.children) {
+            a.merge(b);
+        }
+        if self.digests.len() < other.digests.len() {
+            self.digests
+                .resize_with(other.digests.len(), SpanDigest::default);
+        }
+        for (a, b) in self.digests.iter_mut().zip(other.digests) {
+            a.merge(b);
+        }
+    }
+
+    /// The bytes its digests hold.
+    pub fn held_bytes(&self) -> u64 {
+        self.digests.iter().map(SpanDigest::held_bytes).sum()
+    }
 }
 
 /// One histogram's buckets by position (`(value - offset) / interval`,
@@ -93,15 +123,7 @@ impl Histogram {
     fn merge(&mut self, other: Histogram) {
         self.overflow |= other.overflow;
         for (pos, bucket) in other.buckets {
-            let mine = self.buckets.entry(pos).or_default();
-            mine.docs += bucket.docs;
-            mine.children.resize(
-                bucket.children.len().max(mine.children.len()),
-                Acc::default(),
-            );
-            for (a, b) in mine.children.iter_mut().zip(&bucket.children) {
-                a.merge(b);
-            }
+            self.buckets.entry(pos).or_default().merge(bucket);
         }
         self.overflow |= self.buckets.len() > max_buckets();
     }
@@ -120,6 +142,13 @@ impl TimeBucketsFruit {
         for (mine, theirs) in self.0.iter_mut().zip(other.0) {
             mine.merge(theirs);
         }
+    }
+
+    /// The bytes the buckets' digests hold (for the request's memory
+    /// account).
+    pub fn held_bytes(&self) -> u64 {
+        let buckets = self.0.iter().flat_map(|h| h.buckets.values());
+        buckets.map(Bucket::held_bytes).sum()
     }
 
     /// The results keyed by aggregation name, as tantivy's final result
@@ -164,6 +193,12 @@ fn render(plan: &TimeBuckets, histogram: Histogram) -> Result<Value> {
             let value = match &child.kind {
                 ChildKind::Filter { .. } => json!({ "doc_count": acc.count }),
                 ChildKind::Metric { metric, .. } => acc.metric_json(*metric),
+                ChildKind::Percentiles {
+                    percents, keyed, ..
+                } => {
+                    let digest = bucket.digests.get(i);
+                    values_json(percents, *keyed, digest.unwrap_or(&SpanDigest::default()))
+                }
             };
             b.insert(child.name.clone(), value);
         }

@@ -17,9 +17,14 @@
 //! [`split`] takes the histograms it can compute out of the translated
 //! tantivy request: a `date_histogram` with a fixed interval (no calendar
 //! ranges), no `missing`, no bounds, and children that are only `sum`,
-//! `min`, `max`, `avg` and `value_count` of numeric fields and `filter`
-//! or `filters` without children of their own. Anything else stays with
-//! tantivy. The result is rendered in the shape tantivy's final result
+//! `min`, `max`, `avg` and `value_count` of numeric fields, `filter`
+//! or `filters` without children of their own, and `percentiles` of
+//! numeric fields without `missing` or `format` (which translation left
+//! to the per-bucket scans, `deferred`: taken here, they are a digest per
+//! bucket filled in the same pass, and become plain children of the
+//! shape); other `percentiles` and `percentile_ranks` stay deferred, for
+//! reshaping to compute over all the buckets in one scan. Anything else
+//! stays with tantivy. The result is rendered in the shape tantivy's final result
 //! has ([`TimeBucketsFruit::into_json`]), so the usual reshaping (keys as
 //! dates, `filters` buckets, values as strings) applies unchanged.
 
@@ -36,12 +41,23 @@ pub use plan::{Child, ChildKind, Metric, TimeBuckets};
 
 use serde_json::{Map, Value};
 
+use super::agg_tree::{AggNode, TypedParams};
 use super::aggs::AggShape;
+use super::bucket_batch;
 use crate::mapping::{FieldType, Mappings};
+use crate::store::KEYWORDS;
 
 /// Takes the histograms this module computes out of `request` (tantivy's
 /// translated top-level aggregations, whose shapes are `shapes`).
-pub fn split(request: &mut Value, shapes: &[AggShape], mappings: &Mappings) -> Vec<TimeBuckets> {
+///
+/// The `percentiles` children it takes move from `deferred` to
+/// `children` in their histogram's shape (reshaping then leaves them as
+/// they are, as it does a top-level one).
+pub fn split(
+    request: &mut Value,
+    shapes: &mut [AggShape],
+    mappings: &Mappings,
+) -> Vec<TimeBuckets> {
     let Some(out) = request.as_object_mut() else {
         return Vec::new();
     };
@@ -52,15 +68,61 @@ pub fn split(request: &mut Value, shapes: &[AggShape], mappings: &Mappings) -> V
         };
         out.remove(&shape.name);
         taken.push(plan);
+        // The other deferred children (batched: a date field's, those
+        // with `missing` or `format`) stay for reshaping's one scan.
+        let (taken_here, rest) = std::mem::take(&mut shape.deferred)
+            .into_iter()
+            .partition(|node| percentiles_child(node, mappings).is_some());
+        shape.deferred = rest;
+        for node in taken_here {
+            let mut child = AggShape::new(&node.name, "percentiles");
+            if let TypedParams::Percentiles(p) = &node.typed {
+                child.field = Some(p.field.clone());
+            }
+            shape.children.push(child);
+        }
     }
     taken
+}
+
+/// `node`'s plan when it is a `percentiles` of a numeric field without
+/// `missing` or `format` (the digest reads the column as doubles).
+fn percentiles_child(node: &AggNode, mappings: &Mappings) -> Option<Child> {
+    let TypedParams::Percentiles(p) = &node.typed else {
+        return None;
+    };
+    let numeric = mappings
+        .leaf(&p.field)
+        .is_some_and(|l| numeric(l.ty) && l.ty != FieldType::Date);
+    if !numeric || p.missing.is_some() || p.format.is_some() || !node.subs.is_empty() {
+        return None;
+    }
+    Some(Child {
+        name: node.name.clone(),
+        kind: ChildKind::Percentiles {
+            column: format!("{KEYWORDS}.{}", p.field),
+            percents: p.percents.clone(),
+            keyed: p.keyed,
+        },
+    })
 }
 
 /// The plan of one histogram, when every part of it is supported.
 fn plan(shape: &AggShape, request: &Value, mappings: &Mappings) -> Option<TimeBuckets> {
     let histogram = shape.date_histogram.as_ref()?;
-    if histogram.by_ranges || shape.missing.is_some() || !shape.deferred.is_empty() {
+    if histogram.by_ranges || shape.missing.is_some() {
         return None;
+    }
+    // Deferred children: numeric `percentiles` are taken into the pass;
+    // any other must be one reshaping computes for all the buckets in
+    // one scan (`bucket_batch`), not a search per bucket.
+    let mut digests = Vec::new();
+    for node in &shape.deferred {
+        match percentiles_child(node, mappings) {
+            Some(child) => digests.push(child),
+            None if bucket_batch::batched(node) => {}
+            None => return None,
+        }
     }
     let body = request.as_object()?;
     let params = body.get("histogram")?.as_object()?;
@@ -91,6 +153,7 @@ fn plan(shape: &AggShape, request: &Value, mappings: &Mappings) -> Option<TimeBu
     if children.len() != subs.len() {
         return None;
     }
+    children.extend(digests);
     Some(TimeBuckets {
         name: shape.name.clone(),
         column,

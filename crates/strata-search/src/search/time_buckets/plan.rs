@@ -43,6 +43,16 @@ pub enum ChildKind {
         /// The column, as tantivy's request names it.
         column: String,
     },
+    /// `percentiles` of a numeric column (plain: no `missing`, no
+    /// `format`), in a digest per bucket.
+    Percentiles {
+        /// The column, as tantivy's request would name it.
+        column: String,
+        /// The percents asked for, in request order.
+        percents: Vec<f64>,
+        /// Values keyed by percent rather than a list.
+        keyed: bool,
+    },
     /// A document count under an Elasticsearch query.
     Filter {
         /// The query, as the request's tree parsed it.
@@ -86,7 +96,7 @@ impl TimeBuckets {
     pub fn filter_queries(&self) -> impl Iterator<Item = &ParsedQuery> {
         self.children.iter().filter_map(|c| match &c.kind {
             ChildKind::Filter { query, .. } => Some(query),
-            ChildKind::Metric { .. } => None,
+            ChildKind::Metric { .. } | ChildKind::Percentiles { .. } => None,
         })
     }
 }

@@ -11,7 +11,8 @@
 //! segment, and each filter remembers the next document it matches, so a
 //! document before it costs one comparison. A run of documents of one
 //! block that fall in the bucket being filled is added child by child
-//! over the whole run (a dense metric sums a slice).
+//! over the whole run (a dense metric sums a slice, a `percentiles`
+//! child adds the slice to the bucket's digest).
 
 use std::sync::Arc;
 
@@ -27,6 +28,7 @@ use crate::kernels;
 use crate::query::column_cache::dense_i64_column;
 use crate::query::zone_map::{zone_map, ZoneMap, ZONE_DOCS};
 use crate::search::bucket_limit::max_buckets;
+use crate::search::percentiles::SpanDigest;
 use crate::search::sort::{dense, numeric_column};
 
 /// One histogram in one segment.
@@ -51,6 +53,8 @@ pub(super) struct SegmentHistogram {
     done: Histogram,
     /// A multi-valued document's positions.
     scratch: Vec<i64>,
+    /// Whether a child is a `percentiles` (buckets then carry digests).
+    digests: bool,
 }
 
 impl SegmentHistogram {
@@ -91,6 +95,10 @@ impl SegmentHistogram {
             filling: Bucket::default(),
             done: Histogram::default(),
             scratch: Vec::new(),
+            digests: plan
+                .children
+                .iter()
+                .any(|c| matches!(c.kind, super::plan::ChildKind::Percentiles { .. })),
         })
     }
 
@@ -111,6 +119,7 @@ impl SegmentHistogram {
                 dense: true,
                 raw,
                 block,
+                ..
             } = child
             {
                 column.read_dense(docs, raw, block);
@@ -169,10 +178,15 @@ impl SegmentHistogram {
     /// in the block being collected: the same as [`Self::add`] for each,
     /// one child at a time over the run.
     fn add_run(&mut self, docs: &[DocId], first: usize) {
-        let bucket = &mut self.filling;
-        bucket.docs += docs.len() as u64;
+        let Bucket {
+            docs: count,
+            children: accs,
+            digests,
+        } = &mut self.filling;
+        *count += docs.len() as u64;
         let ranges = &self.ranges;
-        for (child, acc) in self.children.iter_mut().zip(bucket.children.iter_mut()) {
+        let children = self.children.iter_mut().zip(accs.iter_mut());
+        for (i, (child, acc)) in children.enumerate() {
             match child {
                 ChildReader::Range { slot, range } => {
                     let values = &ranges.block(*slot)[first..first + docs.len()];
@@ -200,6 +214,23 @@ impl SegmentHistogram {
                         }
                     }
                 },
+                ChildReader::Metric {
+                    digest: true,
+                    column: Some(column),
+                    dense,
+                    block,
+                    ..
+                } => {
+                    let digest = &mut digests[i];
+                    match block.get(first..first + docs.len()) {
+                        Some(values) if *dense => digest.add_all(values),
+                        _ => {
+                            for &doc in docs {
+                                column.values_for_doc(doc).for_each(|v| digest.add(v));
+                            }
+                        }
+                    }
+                }
                 ChildReader::Metric {
                     column: Some(column),
                     dense,
@@ -299,18 +330,36 @@ impl SegmentHistogram {
             self.filling
                 .children
                 .resize(self.children.len(), Acc::default());
+            if self.digests {
+                let n = self.children.len();
+                self.filling.digests.resize_with(n, SpanDigest::default);
+            }
         }
-        let bucket = &mut self.filling;
-        bucket.docs += 1;
-        for ((child, acc), matched) in self
-            .children
-            .iter()
-            .zip(bucket.children.iter_mut())
-            .zip(&self.matched)
-        {
+        let Bucket {
+            docs: count,
+            children: accs,
+            digests,
+        } = &mut self.filling;
+        *count += 1;
+        let children = self.children.iter().zip(accs.iter_mut()).zip(&self.matched);
+        for (i, ((child, acc), matched)) in children.enumerate() {
             match child {
                 ChildReader::Filter(..) | ChildReader::Range { .. } => {
                     acc.count += u64::from(*matched)
+                }
+                ChildReader::Metric {
+                    digest: true,
+                    column: Some(column),
+                    dense,
+                    block,
+                    ..
+                } => {
+                    let digest = &mut digests[i];
+                    match (dense, at.and_then(|i| block.get(i))) {
+                        (true, Some(&v)) => digest.add(v),
+                        (true, None) => digest.add(column.dense_value(doc)),
+                        (false, _) => column.values_for_doc(doc).for_each(|v| digest.add(v)),
+                    }
                 }
                 ChildReader::Metric {
                     column: Some(column),
@@ -339,13 +388,6 @@ impl SegmentHistogram {
             done.overflow = true;
             return;
         }
-        let bucket = done.buckets.entry(pos).or_default();
-        bucket.docs += filling.docs;
-        bucket
-            .children
-            .resize(filling.children.len(), Acc::default());
-        for (a, b) in bucket.children.iter_mut().zip(&filling.children) {
-            a.merge(b);
-        }
+        done.buckets.entry(pos).or_default().merge(filling);
     }
 }

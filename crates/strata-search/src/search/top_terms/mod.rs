@@ -22,8 +22,10 @@
 //!
 //! [`split`] takes only what it computes exactly as described: parameters
 //! `field`, `size`, `shard_size`, `min_doc_count` (at least 1) and
-//! `order` `{"_count": "desc"}`; anything else (`missing`, `include`,
-//! another order, other sub-aggregations) stays with tantivy.
+//! `order` `{"_count": "desc"}`, and below it `percentiles` or
+//! `percentile_ranks` (deferred: reshaping computes them for all the
+//! buckets in one scan); anything else (`missing`, `include`, another
+//! order, other sub-aggregations) stays with tantivy.
 
 mod collector;
 mod counter;
@@ -38,6 +40,7 @@ use serde_json::{Map, Value};
 use tantivy::aggregation::bucket::{Order, OrderTarget};
 
 use super::aggs::{only_entry, AggShape};
+use super::bucket_batch;
 use crate::mapping::{FieldType, Mappings};
 
 /// Larger `size`s stay with tantivy, whose bucket limit then applies.
@@ -96,7 +99,11 @@ fn level(shape: &AggShape, body: &Map<String, Value>, mappings: &Mappings) -> Op
         .as_deref()
         .and_then(|f| mappings.leaf(f))
         .is_some_and(|l| matches!(l.ty, FieldType::Keyword | FieldType::Ip));
-    if shape.kind != "terms" || !keyword || !shape.deferred.is_empty() || shape.missing.is_some() {
+    // Deferred sub-aggregations are computed after the buckets, over
+    // them: only those computed for all the buckets in one scan
+    // (`bucket_batch`) are taken along, not a search per bucket.
+    let batched = shape.deferred.iter().all(bucket_batch::batched);
+    if shape.kind != "terms" || !keyword || !batched || shape.missing.is_some() {
         return None;
     }
     // Parameters other than these, and `null`s, stay with tantivy.
