@@ -52,6 +52,8 @@ mod highlight;
 mod hostile_queries;
 #[path = "metadata_crash.rs"]
 mod metadata_crash;
+#[path = "metric_formats.rs"]
+mod metric_formats;
 #[path = "more_aggs.rs"]
 mod more_aggs;
 #[path = "more_queries.rs"]

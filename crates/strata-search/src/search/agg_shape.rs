@@ -9,8 +9,8 @@ use super::agg_tree::{AggNode, PipelineParams, RateParams, TermsParams};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
 use super::ip_range::IpRangeAgg;
+use super::metric_format::MetricFormat;
 use super::missing_bucket::MissingBucket;
-use crate::mapping::date::DateFormat;
 use crate::query::ParsedQuery;
 
 /// What to fix in the result of one aggregation.
@@ -20,9 +20,10 @@ pub struct AggShape {
     pub(crate) kind: String,
     pub(crate) field: Option<String>,
     pub(crate) date_field: bool,
-    /// A date field's `min` or `max`: the format `value_as_string` is
-    /// written in (the aggregation's, else the field's).
-    pub(crate) date_format: Option<DateFormat>,
+    /// A numeric metric's `*_as_string` format: a date field's (the
+    /// aggregation's `format`, else the field's), or a number field's
+    /// `format` pattern.
+    pub(crate) value_format: Option<MetricFormat>,
     /// Terms of a boolean field: keys 0/1 stand for false/true.
     pub(crate) bool_field: bool,
     pub(crate) children: Vec<AggShape>,
@@ -66,7 +67,7 @@ impl AggShape {
             kind: kind.to_string(),
             field: None,
             date_field: false,
-            date_format: None,
+            value_format: None,
             bool_field: false,
             children: Vec::new(),
             keys: Vec::new(),

@@ -20,16 +20,20 @@ use tantivy::aggregation::bucket::OrderTarget;
 
 pub(crate) use super::agg_shape::only_entry;
 pub use super::agg_shape::AggShape;
-use super::agg_tree::{check_parent, AggKind, AggNode, PipelineParams, TermsParams, TypedParams};
+use super::agg_tree::{
+    check_parent, AggKind, AggNode, MetricParams, PipelineParams, TermsParams, TypedParams,
+};
 use super::date_histogram::DateHistogram;
 use super::date_range::DateRange;
+use super::decimal_format::DecimalFormat;
 pub use super::deferred::reshape;
 use super::ip_range::IpRangeAgg;
+use super::metric_format::MetricFormat;
 use super::missing_bucket::FILTER_SUFFIX;
 use super::{agg_filters, deferred, nested_aggs, pipelines, rate, scan_aggs};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
-use crate::mapping::{FieldType, Mappings};
+use crate::mapping::{FieldMapping, FieldType, Mappings};
 use crate::query::ParsedQuery;
 use crate::store::KEYWORDS;
 
@@ -243,12 +247,7 @@ fn translate_at<'n>(
         shape.date_field = leaf.is_some_and(|l| l.ty == FieldType::Date);
         shape.bool_field = leaf.is_some_and(|l| l.ty == FieldType::Boolean);
         if let (Some(leaf), TypedParams::Metric(m)) = (leaf, &node.typed) {
-            if shape.date_field && matches!(node.kind, AggKind::Min | AggKind::Max) {
-                shape.date_format = Some(match &m.format {
-                    Some(text) => DateFormat::from_request(text)?,
-                    None => leaf.date_format(),
-                });
-            }
+            shape.value_format = metric_format(node.kind, m, leaf)?;
         }
         shape.field = Some(field.clone());
         let mut aggs_out: Vec<(String, Value)> = Vec::new();
@@ -347,4 +346,25 @@ fn missing_query(node: &AggNode) -> Result<Value> {
             node.name
         ))),
     }
+}
+
+/// How the `kind` metric with parameters `m` on the field `leaf` writes
+/// its `*_as_string` values (`metric_format`), if at all.
+fn metric_format(
+    kind: AggKind,
+    m: &MetricParams,
+    leaf: &FieldMapping,
+) -> Result<Option<MetricFormat>> {
+    use AggKind::*;
+    if !matches!(kind, Min | Max | Avg | Sum | Stats | ExtendedStats) {
+        return Ok(None);
+    }
+    Ok(match (&m.format, leaf.ty) {
+        (Some(text), FieldType::Date) => Some(MetricFormat::Date(DateFormat::from_request(text)?)),
+        (None, FieldType::Date) => Some(MetricFormat::Date(leaf.date_format())),
+        (Some(text), ty) if ty.is_integer() || ty.is_float() => {
+            Some(MetricFormat::Number(DecimalFormat::parse(text)?))
+        }
+        _ => None,
+    })
 }

@@ -311,14 +311,9 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
                     agg["value"] = json!(v as u64);
                 }
             }
-            "min" | "max" if shape.date_field => {
-                // The aggregation's format, else the field's (UTC).
-                if let Some(v) = agg.get("value").and_then(Value::as_f64) {
-                    let text = match &shape.date_format {
-                        Some(format) => format.format_in(v as i64, 0, "Z"),
-                        None => format_millis(v as i64),
-                    };
-                    agg["value_as_string"] = json!(text);
+            "min" | "max" | "avg" | "sum" | "stats" | "extended_stats" => {
+                if let Some(format) = &shape.value_format {
+                    format.write(&shape.kind, agg);
                 }
             }
             _ => {}

@@ -86,6 +86,7 @@ pub mod highlight;
 mod index_query;
 mod ip_range;
 pub mod java_double;
+mod metric_format;
 pub mod missing_bucket;
 mod murmur3;
 pub mod nested_aggs;

@@ -20,8 +20,9 @@ pub struct MetricParams {
     pub missing: Option<f64>,
     /// `extended_stats`: the width of the `std_deviation_bounds`.
     pub sigma: Option<f64>,
-    /// `format`: how a date field's `min` and `max` are written (else the
-    /// field's format).
+    /// `format`: how the `*_as_string` values are written (a date
+    /// pattern on a date field, else a `DecimalFormat` one:
+    /// `metric_format`).
     pub format: Option<String>,
 }
 
