@@ -13,7 +13,8 @@
 //!   geo, runtime fields) take nodes out of it and translation walks it.
 //!   `java_double`: numbers in messages and keys as Elasticsearch writes
 //!   them; `decimal_format`: a numeric metric's `format` (Java's
-//!   `DecimalFormat` patterns).
+//!   `DecimalFormat` patterns); `metric_format`: the metrics'
+//!   `*_as_string` values in it or in a date field's format.
 //! - `aggs`: aggregation translation (`agg_shape`: what each result needs
 //!   fixed, `deferred`: the reshaping that fixes it); `agg_filters`:
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
