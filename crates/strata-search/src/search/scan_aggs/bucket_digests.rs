@@ -105,7 +105,7 @@ impl Matcher {
         for (i, key) in keys.iter().enumerate() {
             match key {
                 BucketKey::Text(s) => {
-                    values.insert(Key::Str(s.clone()), i);
+                    values.insert(Key::Str(s.as_str().into()), i);
                 }
                 BucketKey::Number(n) => {
                     values.insert(Key::Num(Num(*n)), i);

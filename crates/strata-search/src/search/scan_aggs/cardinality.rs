@@ -35,7 +35,11 @@ impl Cardinality {
                     "[missing] value [{v}] of [{name}] does not fit field [{field}]"
                 ))
             })?),
-            (Some(v), None) => Some(ValueKind::Str.key_of(v).unwrap_or(Key::Str(v.to_string()))),
+            (Some(v), None) => Some(
+                ValueKind::Str
+                    .key_of(v)
+                    .unwrap_or(Key::Str(v.to_string().into())),
+            ),
         };
         Ok(Cardinality {
             field,

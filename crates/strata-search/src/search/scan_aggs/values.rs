@@ -62,8 +62,9 @@ impl Ord for Num {
 pub enum Key {
     /// A number, date or boolean.
     Num(Num),
-    /// A keyword or ip.
-    Str(String),
+    /// A keyword or ip (shared: a segment's reader hands out the same
+    /// text for every document with that term, without copying it).
+    Str(Arc<str>),
 }
 
 impl Key {
@@ -129,8 +130,8 @@ impl ValueKind {
     /// A request value (`missing`, `after`) as a key of this kind.
     pub fn key_of(self, value: &Value) -> Option<Key> {
         match (self, value) {
-            (ValueKind::Str, Value::String(s)) => Some(Key::Str(s.clone())),
-            (ValueKind::Str, Value::Number(n)) => Some(Key::Str(n.to_string())),
+            (ValueKind::Str, Value::String(s)) => Some(Key::Str(s.as_str().into())),
+            (ValueKind::Str, Value::Number(n)) => Some(Key::Str(n.to_string().into())),
             (ValueKind::Bool, Value::Bool(b)) => Some(Key::Num(Num(f64::from(u8::from(*b))))),
             (ValueKind::Bool, Value::String(s)) => match s.as_str() {
                 "true" => Some(Key::Num(Num(1.0))),
@@ -150,7 +151,7 @@ impl ValueKind {
     /// `key` (and `key_as_string` where Elasticsearch writes one).
     pub fn write(self, key: &Key) -> (Value, Option<String>) {
         match (self, key) {
-            (_, Key::Str(s)) => (json!(s), None),
+            (_, Key::Str(s)) => (json!(&**s), None),
             (ValueKind::Long, Key::Num(n)) | (ValueKind::Date, Key::Num(n))
                 if n.0.fract() == 0.0 && n.0.abs() < 9.0e15 =>
             {
@@ -179,7 +180,7 @@ impl ValueKind {
 
 /// One field's column in one segment.
 enum Reader {
-    Str(StrColumn, HashMap<u64, String>),
+    Str(StrColumn, HashMap<u64, Arc<str>>),
     Num(F64Column),
     Bool(Column<bool>),
     Absent,
@@ -217,9 +218,9 @@ impl Reader {
                         let mut s = String::new();
                         // An ordinal of the column is always in its dictionary.
                         let _ = column.ord_to_str(ord, &mut s);
-                        s
+                        Arc::from(s)
                     });
-                    out.push(Key::Str(text.clone()));
+                    out.push(Key::Str(Arc::clone(text)));
                 }
             }
             Reader::Num(column) => out.extend(column.values_for_doc(doc).map(|v| Key::Num(Num(v)))),

@@ -234,7 +234,7 @@ impl MultiTerms {
 /// its text in `key_as_string`.
 fn written(kind: ValueKind, key: &Key) -> (Value, String) {
     match (kind, key) {
-        (_, Key::Str(s)) => (json!(s), s.clone()),
+        (_, Key::Str(s)) => (json!(&**s), s.to_string()),
         (ValueKind::Date, Key::Num(n)) => {
             let text = format_millis(n.0 as i64);
             (json!(text), text)
