@@ -26,6 +26,8 @@ mod shape;
 
 use std::collections::BTreeMap;
 
+use indexmap::IndexMap;
+use rustc_hash::FxBuildHasher;
 use serde_json::{json, Map, Value};
 
 pub(crate) use dynamic_template::{DetectedType, DynamicTemplate, TemplateMapping};
@@ -49,9 +51,6 @@ pub(crate) enum Dynamic {
     Strict,
 }
 
-/// The leaves of a mapping by dotted path: hashed, in path order.
-type LeafMap = indexmap::IndexMap<String, FieldMapping, rustc_hash::FxBuildHasher>;
-
 /// An index's mapping.
 #[derive(Debug, Clone)]
 pub struct Mappings {
@@ -62,11 +61,8 @@ pub struct Mappings {
     pub(crate) date_detection: bool,
     /// `dynamic_templates`, in order (the first match wins).
     dynamic_templates: Vec<DynamicTemplate>,
-    /// Every leaf by dotted path (multi-fields included), kept sorted by
-    /// path: looked up by hash for each value of each document indexed
-    /// (a sorted tree's string comparisons were a few percent of
-    /// indexing), listed in order by searches that expand field patterns.
-    leaves: LeafMap,
+    /// Leaves by dotted path (multi-fields too), in order; hashed for indexing's lookups.
+    leaves: IndexMap<String, FieldMapping, FxBuildHasher>,
     /// The objects mapped `type: nested`, by dotted path.
     nested: BTreeMap<String, NestedObject>,
     /// The `runtime` section: runtime field definitions by name, checked
@@ -81,7 +77,7 @@ impl Default for Mappings {
             dynamic: Dynamic::True,
             date_detection: true,
             dynamic_templates: Vec::new(),
-            leaves: LeafMap::default(),
+            leaves: IndexMap::default(),
             nested: BTreeMap::new(),
             runtime: Map::new(),
         }
@@ -205,8 +201,7 @@ impl Mappings {
             self.leaves
                 .insert(format!("{path}.{sub}"), sub_leaf.clone());
         }
-        // New paths go to the end: put them in order (rare: a new field).
-        self.leaves.sort_unstable_keys();
+        self.leaves.sort_unstable_keys(); // new paths went to the end
         node.insert((*last).to_string(), Property::Field(leaf));
         Ok(())
     }

@@ -192,36 +192,3 @@ fn blocks_add_as_single_values() {
     assert_eq!(block.percentiles(&percents), one.percentiles(&percents));
     assert_eq!(block.count(), 5_000);
 }
-
-/// The top-level collector's cost per value: a digest past its exact
-/// values (offsets into the histogram) against the histogram alone. Run
-/// with `cargo test --release -p strata-search --lib -- --ignored
-/// digest_block_cost --nocapture`.
-#[test]
-#[ignore]
-fn digest_block_cost() {
-    let mut rng = StdRng::seed_from_u64(1);
-    let values: Vec<f64> = (0..1 << 20)
-        .map(|_| rng.gen_range(0.0..5e4f64).floor())
-        .collect();
-    for round in 0..3 {
-        let start = std::time::Instant::now();
-        let mut h = LogHistogram::default();
-        for _ in 0..20 {
-            values.chunks(64).for_each(|c| h.add_all(c));
-        }
-        let histogram = start.elapsed();
-        let start = std::time::Instant::now();
-        let mut d = SpanDigest::default();
-        for _ in 0..20 {
-            values.chunks(64).for_each(|c| d.add_all(c));
-        }
-        let digest = start.elapsed();
-        println!(
-            "round {round}: histogram {histogram:?}, digest {digest:?} ({:.3}x), {} {}",
-            digest.as_secs_f64() / histogram.as_secs_f64(),
-            h.count(),
-            d.count()
-        );
-    }
-}
