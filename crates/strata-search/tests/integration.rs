@@ -42,6 +42,8 @@ mod exists;
 mod filter_agg;
 #[path = "flush_crash.rs"]
 mod flush_crash;
+#[path = "forced_merge.rs"]
+mod forced_merge;
 #[path = "geo.rs"]
 mod geo;
 #[path = "geo_tiles.rs"]

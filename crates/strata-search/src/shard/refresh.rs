@@ -10,11 +10,18 @@
 //! the lock, when it ends. Commits of one shard run one at a time, and
 //! never while a flush persists the segment files.
 
+use std::time::Duration;
+
 use serde_json::json;
 
 use super::{CommitPoint, Shard};
 use crate::error::Result;
 use crate::store::Persisted;
+
+/// How many merges a forced merge may lose to background merges before it
+/// gives up, and how long it waits before reading the segments again.
+const FORCE_MERGE_RACES: u32 = 20;
+const FORCE_MERGE_BACKOFF: Duration = Duration::from_millis(50);
 
 impl Shard {
     /// Makes the writes so far searchable (a tantivy commit to DRAM, no
@@ -127,16 +134,32 @@ impl Shard {
     }
 
     /// Merges segments down to at most `max_segments` and waits for it.
+    /// A background merge may take some of the same segments between our
+    /// reading their ids and tantivy ending our merge; tantivy then refuses
+    /// ours (`InvalidArgument`), and the ids are read again and the merge
+    /// retried, a bounded number of times.
     pub(crate) fn force_merge(&self, max_segments: usize) -> Result<()> {
-        let ids = self.index.searchable_segment_ids()?;
-        if ids.len() <= max_segments.max(1) {
-            return Ok(());
+        let mut lost_races = 0;
+        loop {
+            let ids = self.index.searchable_segment_ids()?;
+            if ids.len() <= max_segments.max(1) {
+                break;
+            }
+            let merge = {
+                let _one_commit = self.committer.lock();
+                self.writer.lock()?.merge(&ids)
+            };
+            match merge.wait() {
+                Ok(_) => break,
+                Err(tantivy::TantivyError::InvalidArgument(_))
+                    if lost_races < FORCE_MERGE_RACES =>
+                {
+                    lost_races += 1;
+                    std::thread::sleep(FORCE_MERGE_BACKOFF);
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
-        let merge = {
-            let _one_commit = self.committer.lock();
-            self.writer.lock()?.merge(&ids)
-        };
-        merge.wait()?;
         self.reload_reader()?;
         Ok(())
     }
