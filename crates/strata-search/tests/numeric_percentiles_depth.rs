@@ -253,3 +253,66 @@ fn each_bucket_keeps_its_own_precision() {
         }
     }
 }
+
+/// Under a keyword `terms` the batch finds buckets by each segment's term
+/// ordinals: documents with several terms count in each of their buckets
+/// (once each), terms missing from some segments, documents without the
+/// keyword or without a value (`missing`), and two metrics in one batch,
+/// all against the model.
+#[test]
+fn keyword_terms_batch_matches_the_model() {
+    let mut rows: Vec<(Vec<String>, Option<f64>)> = Vec::new();
+    for i in 0..120u32 {
+        let mut tags: Vec<String> = match i % 5 {
+            0 => vec![],
+            1 => vec!["a".into(), "b".into()],
+            _ => vec![["a", "b", "c"][(i % 3) as usize].into()],
+        };
+        // `rare` only in the last documents (the last segments).
+        if i >= 110 {
+            tags.push("rare".into());
+        }
+        let n = (i % 7 != 3).then(|| f64::from((i * 53) % 97) - 20.0);
+        rows.push((tags, n));
+    }
+    let docs: Vec<Value> = rows
+        .iter()
+        .map(|(tags, n)| match n {
+            Some(n) => json!({"string_field": tags, "n": n}),
+            None => json!({"string_field": tags}),
+        })
+        .collect();
+    let (_tmp, catalog) = index(&docs, 9);
+    let out = aggs(
+        &catalog,
+        all(),
+        json!({"t": {"terms": {"field": "string_field", "size": 10}, "aggs": {
+            "p": {"percentiles": {"field": "n", "percents": [10, 50, 90], "missing": 500}},
+            "r": {"percentile_ranks": {"field": "n", "values": [0, 30]}}}}}),
+    );
+    let buckets = out["t"]["buckets"].as_array().unwrap();
+    assert_eq!(buckets.len(), 4, "{out}");
+    for bucket in buckets {
+        let key = bucket["key"].as_str().unwrap();
+        let inside: Vec<&(Vec<String>, Option<f64>)> = rows
+            .iter()
+            .filter(|r| r.0.iter().any(|t| t == key))
+            .collect();
+        assert_eq!(bucket["doc_count"], json!(inside.len()), "{key}");
+        let with_missing: Vec<f64> = inside.iter().map(|r| r.1.unwrap_or(500.0)).collect();
+        check(bucket, &with_missing, &format!("terms {key}"));
+        let values: Vec<f64> = inside.iter().filter_map(|r| r.1).collect();
+        for (at, x) in [("0.0", 0.0), ("30.0", 30.0)] {
+            let below = values.iter().filter(|&&v| v <= x).count() as f64;
+            let got = bucket["r"]["values"][at].as_f64().unwrap();
+            // Few distinct values: the rank is within one value's share
+            // of the exact share at or below `x`.
+            let share = 100.0 / values.len() as f64;
+            let want = below * share;
+            assert!(
+                (got - want).abs() <= share,
+                "{key} rank of {x}: {got} against {want}"
+            );
+        }
+    }
+}

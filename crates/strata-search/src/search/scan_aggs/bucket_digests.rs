@@ -12,6 +12,7 @@
 //! at most 16 KiB of exact values, then its histogram).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -19,6 +20,7 @@ use super::env::ScanEnv;
 use super::field_values::FieldMetric;
 use super::percentile_ranks::PercentileRanks;
 use super::percentiles::Percentiles;
+use super::term_batch::{empty_digests, merge_digests, Digests, TermBatch, TermBatchCollector};
 use super::values::{Key, Num, Scan, ValueKind};
 use crate::error::{Result, SearchError};
 use crate::search::agg_tree::{AggNode, TypedParams};
@@ -72,13 +74,25 @@ pub fn run_batch(
         })
         .collect::<Result<Vec<_>>>()?;
     let kind = ValueKind::of(&mappings, &batch.field, "terms")?.unwrap_or(ValueKind::Double);
-    let scan = BatchScan {
-        field: (batch.field.clone(), kind),
-        matcher: Matcher::new(&batch.keys),
-        buckets: batch.keys.len(),
-        metrics: digested.iter().map(|d| d.metric().clone()).collect(),
+    let metrics: Vec<FieldMetric> = digested.iter().map(|d| d.metric().clone()).collect();
+    let digests = match keyword_terms(kind, &batch.keys) {
+        Some(terms) => {
+            let terms = Arc::new(TermBatch::new(&batch.field, terms, metrics));
+            let mut out = empty_digests(digested.len(), batch.keys.len());
+            let parts = env.collect(env.query, || TermBatchCollector(Arc::clone(&terms)))?;
+            parts.into_iter().for_each(|p| merge_digests(&mut out, p));
+            out
+        }
+        None => {
+            let scan = BatchScan {
+                field: (batch.field.clone(), kind),
+                matcher: Matcher::new(&batch.keys),
+                buckets: batch.keys.len(),
+                metrics,
+            };
+            env.scan(env.query, scan)?
+        }
     };
-    let digests = env.scan(env.query, scan)?;
     let held: u64 = digests.iter().flatten().map(SpanDigest::held_bytes).sum();
     env.req.memory.reserve(held, "<agg [percentiles]>")?;
     Ok(digested
@@ -86,6 +100,20 @@ pub fn run_batch(
         .zip(&digests)
         .map(|(d, per_bucket)| per_bucket.iter().map(|g| d.render(g)).collect())
         .collect())
+}
+
+/// The terms of a keyword field's buckets, when every key is one (a
+/// `terms`): its batch then finds buckets by term ordinals.
+fn keyword_terms(kind: ValueKind, keys: &[BucketKey]) -> Option<Vec<String>> {
+    if kind != ValueKind::Str {
+        return None;
+    }
+    keys.iter()
+        .map(|key| match key {
+            BucketKey::Text(term) => Some(term.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Finds a value's buckets.
@@ -165,12 +193,10 @@ struct BatchScan {
 }
 
 impl Scan for BatchScan {
-    type Acc = Vec<Vec<SpanDigest>>;
+    type Acc = Digests;
 
     fn start(&self) -> Self::Acc {
-        // Each digest takes its base from its own first values: a
-        // bucket's values, not the field's, bound its error.
-        vec![vec![SpanDigest::default(); self.buckets]; self.metrics.len()]
+        empty_digests(self.metrics.len(), self.buckets)
     }
 
     fn fields(&self) -> Vec<(String, ValueKind)> {
@@ -203,10 +229,6 @@ impl Scan for BatchScan {
     }
 
     fn merge(&self, into: &mut Self::Acc, part: Self::Acc) {
-        for (mine, theirs) in into.iter_mut().zip(part) {
-            for (a, b) in mine.iter_mut().zip(theirs) {
-                a.merge(b);
-            }
-        }
+        merge_digests(into, part);
     }
 }

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
+use tantivy::collector::Collector;
 
 use super::values::{Scan, ScanCollector};
 use crate::error::Result;
@@ -41,6 +42,21 @@ impl ScanEnv<'_> {
     /// Runs `scan` over the documents matching `query`.
     pub fn scan<S: Scan>(&self, query: &ParsedQuery, scan: S) -> Result<S::Acc> {
         let scan = Arc::new(scan);
+        let mut out = scan.start();
+        for part in self.collect(query, || ScanCollector(Arc::clone(&scan)))? {
+            scan.merge(&mut out, part);
+        }
+        Ok(out)
+    }
+
+    /// Runs a collector (`collector` makes one per shard) over the
+    /// documents matching `query` in every searched shard; each shard's
+    /// fruit, for the caller to merge.
+    pub fn collect<C: Collector>(
+        &self,
+        query: &ParsedQuery,
+        collector: impl Fn() -> C,
+    ) -> Result<Vec<C::Fruit>> {
         let mut queries = Vec::with_capacity(self.indices.len());
         let mut searchers = Vec::new();
         for (i, index) in self.indices.iter().enumerate() {
@@ -60,14 +76,10 @@ impl ScanEnv<'_> {
             .map(|(i, searcher)| parallel::ShardSearch {
                 searcher,
                 query: &*queries[*i],
-                collector: ScanCollector(Arc::clone(&scan)),
+                collector: collector(),
             })
             .collect();
-        let mut out = scan.start();
-        for part in parallel::collect_shards(&parts)? {
-            scan.merge(&mut out, part);
-        }
-        Ok(out)
+        Ok(parallel::collect_shards(&parts)?)
     }
 
     /// The sub-aggregations `sub` (as parsed) over this query narrowed by

@@ -15,7 +15,8 @@
 //!   `field_values`), read as Elasticsearch 8's t-digest; only a plain
 //!   top-level numeric `percentiles` is left to the pass's collector.
 //!   Below the buckets of a `terms`, `histogram`, `date_histogram` or
-//!   `range`, one scan fills them for every bucket (`bucket_digests`).
+//!   `range`, one scan fills them for every bucket (`bucket_digests`; a
+//!   keyword `terms`' by term ordinals, `term_batch`).
 //! - `multi_terms`: buckets of combinations of several fields' values,
 //!   exact counts, its buckets' sub-aggregations one search each.
 //!
@@ -31,6 +32,7 @@ mod multi_terms;
 mod percent_values;
 mod percentile_ranks;
 mod percentiles;
+mod term_batch;
 mod terms_scans;
 pub mod values;
 mod weighted_avg;

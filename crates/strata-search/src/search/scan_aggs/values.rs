@@ -179,7 +179,7 @@ impl ValueKind {
 }
 
 /// One field's column in one segment.
-enum Reader {
+pub(super) enum Reader {
     Str(StrColumn, HashMap<u64, Arc<str>>),
     Num(F64Column),
     Bool(Column<bool>),
@@ -187,7 +187,11 @@ enum Reader {
 }
 
 impl Reader {
-    fn open(segment: &SegmentReader, field: &str, kind: ValueKind) -> tantivy::Result<Reader> {
+    pub(super) fn open(
+        segment: &SegmentReader,
+        field: &str,
+        kind: ValueKind,
+    ) -> tantivy::Result<Reader> {
         let column = format!("{KEYWORDS}.{field}");
         Ok(match kind {
             ValueKind::Str => match str_column(segment, &column)? {
@@ -209,7 +213,7 @@ impl Reader {
         })
     }
 
-    fn read(&mut self, doc: DocId, out: &mut Vec<Key>) {
+    pub(super) fn read(&mut self, doc: DocId, out: &mut Vec<Key>) {
         out.clear();
         match self {
             Reader::Str(column, names) => {

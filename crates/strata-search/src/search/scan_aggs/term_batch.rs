@@ -1,0 +1,161 @@
+//! The batch scan below a keyword `terms` ([`TermBatch`]): each segment
+//! looks its buckets' terms up in its dictionary once, and a document's
+//! buckets are then found from its term ordinals (a binary search among
+//! the buckets' few ordinals). The generic scan read each document's term
+//! as text and hashed it against the bucket keys, which made `terms` >
+//! `percentiles` 4.6x slower than tantivy's per-bucket pass it replaced.
+//! A document's metric values are read only when it is in a bucket.
+
+use std::sync::Arc;
+
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::columnar::StrColumn;
+use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
+
+use super::field_values::FieldMetric;
+use super::values::{Key, Reader};
+use crate::search::percentiles::SpanDigest;
+use crate::search::sort::str_column;
+use crate::store::KEYWORDS;
+
+/// Per metric, per bucket, a digest.
+pub(super) type Digests = Vec<Vec<SpanDigest>>;
+
+/// Empty digests of `metrics` metrics over `buckets` buckets. Each digest
+/// takes its base from its own first values: a bucket's values, not the
+/// field's, bound its error.
+pub(super) fn empty_digests(metrics: usize, buckets: usize) -> Digests {
+    vec![vec![SpanDigest::default(); buckets]; metrics]
+}
+
+/// Adds `part` to `into`, digest by digest.
+pub(super) fn merge_digests(into: &mut Digests, part: Digests) {
+    for (mine, theirs) in into.iter_mut().zip(part) {
+        for (a, b) in mine.iter_mut().zip(theirs) {
+            a.merge(b);
+        }
+    }
+}
+
+/// The metrics of the buckets of one keyword field's terms.
+pub(super) struct TermBatch {
+    /// The field's keyword column.
+    column: String,
+    /// Each bucket's term, with its bucket.
+    terms: Vec<(String, usize)>,
+    buckets: usize,
+    metrics: Vec<FieldMetric>,
+}
+
+impl TermBatch {
+    /// The batch of the keyword `field`'s buckets `terms` (in bucket order).
+    pub(super) fn new(field: &str, terms: Vec<String>, metrics: Vec<FieldMetric>) -> TermBatch {
+        TermBatch {
+            column: format!("{KEYWORDS}.{field}"),
+            buckets: terms.len(),
+            terms: terms.into_iter().enumerate().map(|(b, t)| (t, b)).collect(),
+            metrics,
+        }
+    }
+}
+
+/// The tantivy collector of a [`TermBatch`].
+pub(super) struct TermBatchCollector(pub Arc<TermBatch>);
+
+/// Its per-segment part.
+pub(super) struct TermBatchSegment {
+    batch: Arc<TermBatch>,
+    /// `None`: the segment has no value of the field.
+    column: Option<StrColumn>,
+    /// `(ordinal, bucket)` of the buckets' terms the segment has, by
+    /// ordinal.
+    ords: Vec<(u64, usize)>,
+    /// One per metric.
+    readers: Vec<Reader>,
+    /// Scratch: the document's buckets, and one metric's values.
+    hits: Vec<usize>,
+    values: Vec<Key>,
+    acc: Digests,
+}
+
+impl Collector for TermBatchCollector {
+    type Fruit = Digests;
+    type Child = TermBatchSegment;
+
+    fn for_segment(
+        &self,
+        _: SegmentOrdinal,
+        segment: &SegmentReader,
+    ) -> tantivy::Result<TermBatchSegment> {
+        let batch = &self.0;
+        let column = str_column(segment, &batch.column)?;
+        let mut ords = Vec::new();
+        if let Some(column) = &column {
+            for (term, bucket) in &batch.terms {
+                if let Some(ord) = column.dictionary().term_ord(term)? {
+                    ords.push((ord, *bucket));
+                }
+            }
+        }
+        ords.sort_unstable();
+        let readers = batch
+            .metrics
+            .iter()
+            .map(|m| {
+                let (field, kind) = m.column();
+                Reader::open(segment, &field, kind)
+            })
+            .collect::<tantivy::Result<Vec<_>>>()?;
+        Ok(TermBatchSegment {
+            batch: Arc::clone(batch),
+            column: column.filter(|_| !ords.is_empty()),
+            ords,
+            readers,
+            hits: Vec::new(),
+            values: Vec::new(),
+            acc: empty_digests(batch.metrics.len(), batch.buckets),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Digests>) -> tantivy::Result<Digests> {
+        let mut out = empty_digests(self.0.metrics.len(), self.0.buckets);
+        fruits.into_iter().for_each(|f| merge_digests(&mut out, f));
+        Ok(out)
+    }
+}
+
+impl SegmentCollector for TermBatchSegment {
+    type Fruit = Digests;
+
+    fn collect(&mut self, doc: DocId, _score: Score) {
+        let Some(column) = &self.column else {
+            return;
+        };
+        self.hits.clear();
+        for ord in column.term_ords(doc) {
+            if let Ok(at) = self.ords.binary_search_by_key(&ord, |o| o.0) {
+                self.hits.push(self.ords[at].1);
+            }
+        }
+        // A document's ordinals are distinct, and so are their buckets
+        // (a `terms` result has each key once).
+        if self.hits.is_empty() {
+            return;
+        }
+        let metrics = self.batch.metrics.iter().zip(&mut self.readers);
+        for ((metric, reader), digests) in metrics.zip(self.acc.iter_mut()) {
+            reader.read(doc, &mut self.values);
+            for &b in &self.hits {
+                metric.add(&self.values, &mut digests[b]);
+            }
+        }
+    }
+
+    fn harvest(self) -> Digests {
+        self.acc
+    }
+}
