@@ -20,6 +20,7 @@ use super::env::ScanEnv;
 use super::field_values::FieldMetric;
 use super::percentile_ranks::PercentileRanks;
 use super::percentiles::Percentiles;
+use super::range_grid::RangeGrid;
 use super::term_batch::{empty_digests, merge_digests, Digests, TermBatch, TermBatchCollector};
 use super::values::{Key, Num, Scan, ValueKind};
 use crate::error::{Result, SearchError};
@@ -125,6 +126,8 @@ struct Matcher {
     /// The ranges do not overlap (a histogram's): found by a binary
     /// search rather than each tried.
     disjoint: bool,
+    /// Disjoint ranges on one grid (a histogram's): found by arithmetic.
+    grid: Option<RangeGrid>,
 }
 
 impl Matcher {
@@ -143,10 +146,12 @@ impl Matcher {
         }
         ranges.sort_by(|a, b| a.0.total_cmp(&b.0));
         let disjoint = ranges.windows(2).all(|w| w[0].1 <= w[1].0);
+        let grid = disjoint.then(|| RangeGrid::new(&ranges)).flatten();
         Matcher {
             values,
             ranges,
             disjoint,
+            grid,
         }
     }
 
@@ -158,6 +163,15 @@ impl Matcher {
             return Some(i);
         }
         let x = value.num().filter(|_| !self.ranges.is_empty())?;
+        self.disjoint_range_of(x)
+    }
+
+    /// The bucket of the range holding `x`, the ranges `disjoint`.
+    #[inline]
+    fn disjoint_range_of(&self, x: f64) -> Option<usize> {
+        if let Some(grid) = &self.grid {
+            return grid.find(x, &self.ranges).map(|at| self.ranges[at].2);
+        }
         let at = self.ranges.partition_point(|r| r.0 <= x).checked_sub(1)?;
         let &(_, high, i) = self.ranges.get(at)?;
         (x < high).then_some(i)
@@ -173,9 +187,7 @@ impl Matcher {
             return;
         };
         if self.disjoint {
-            let ranged = self.ranges.partition_point(|r| r.0 <= x).checked_sub(1);
-            let at = ranged.and_then(|a| self.ranges.get(a));
-            out.extend(at.filter(|r| x < r.1).map(|r| r.2));
+            out.extend(self.disjoint_range_of(x));
         } else {
             let inside = self.ranges.iter().filter(|r| r.0 <= x && x < r.1);
             out.extend(inside.map(|r| r.2));

@@ -16,7 +16,8 @@
 //!   top-level numeric `percentiles` is left to the pass's collector.
 //!   Below the buckets of a `terms`, `histogram`, `date_histogram` or
 //!   `range`, one scan fills them for every bucket (`bucket_digests`; a
-//!   keyword `terms`' by term ordinals, `term_batch`).
+//!   keyword `terms`' by term ordinals, `term_batch`; a `histogram`'s by
+//!   arithmetic, `range_grid`).
 //! - `multi_terms`: buckets of combinations of several fields' values,
 //!   exact counts, its buckets' sub-aggregations one search each.
 //!
@@ -32,6 +33,7 @@ mod multi_terms;
 mod percent_values;
 mod percentile_ranks;
 mod percentiles;
+mod range_grid;
 mod term_batch;
 mod terms_scans;
 pub mod values;
