@@ -3,13 +3,17 @@
 //! `_msearch` beside a failing search: per-item errors, overall 200),
 //! `_nodes/stats/jvm` with the pools and collectors Rally reads,
 //! `_stats/<metric>` and `level`, and `index.codec` and the advisory
-//! settings of Rally's template. (`search.max_buckets` as a cluster setting
-//! is tested in a binary of its own: `node_settings.rs`.)
+//! settings of Rally's template, and the `auto_date_histogram` Kibana and
+//! Grafana send (its reply's shape, `interval` included, and a 400).
+//! (`search.max_buckets` as a cluster setting is tested in a binary of its
+//! own: `node_settings.rs`.)
 
 use crate::support;
 
 use serde_json::json;
 use support::logs::{dashboard, load, DAY};
+
+use crate::compat_aggs;
 use support::{assert_error, TestServer};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -199,4 +203,30 @@ async fn codec_and_template_settings_are_kept() {
     let hits = r.json()["hits"]["hits"].clone();
     assert_eq!(hits.as_array().unwrap().len(), 40);
     assert_eq!(hits[39]["_source"]["n"], 39);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_date_histogram_reply() {
+    let s = TestServer::start(1 << 20).await;
+    compat_aggs::load(&s).await;
+    // Dates over two days, 10 buckets: 49 hours, merged by 12.
+    let aggs = json!({"a": {"auto_date_histogram": {"field": "t"}}});
+    let got = compat_aggs::aggs(&s, aggs).await;
+    let bucket = |key: &str, ms: i64, n: u64| json!({"key_as_string": format!("2024-01-{key}:00:00.000Z"), "key": ms, "doc_count": n});
+    const JAN1: i64 = 1_704_067_200_000;
+    let half = 43_200_000;
+    let want = json!({"a": {"buckets": [
+        bucket("01T00", JAN1, 2), bucket("01T12", JAN1 + half, 0),
+        bucket("02T00", JAN1 + 2 * half, 2), bucket("02T12", JAN1 + 3 * half, 0),
+        bucket("03T00", JAN1 + 4 * half, 1)
+    ], "interval": "12h"}});
+    assert_eq!(got, want);
+    let body = json!({"aggs": {"a": {"auto_date_histogram": {"field": "t", "buckets": 0}}}});
+    let r = s.json("POST", "/m/_search", Some(body)).await;
+    assert_error(
+        &r,
+        400,
+        "x_content_parse_exception",
+        "[1:48] [auto_date_histogram] failed to parse field [buckets]",
+    );
 }

@@ -8,6 +8,8 @@ mod common;
 
 #[path = "aliases_templates.rs"]
 mod aliases_templates;
+#[path = "auto_date_histogram.rs"]
+mod auto_date_histogram;
 #[path = "bucket_subaggs.rs"]
 mod bucket_subaggs;
 #[path = "calendar_aggs.rs"]

@@ -2,7 +2,8 @@
 //! aggregation module (field names to schema paths; `date_histogram` and
 //! `date_range` through their own modules), and the merged result put back
 //! into Elasticsearch's shape (`key_as_string` for dates; `reshape`, which
-//! lives in `deferred`). Sub-aggregations tantivy cannot compute
+//! lives in `deferred`). An `auto_date_histogram` is resolved into a
+//! `date_histogram` (`auto_date`) and reshaped as one. Sub-aggregations tantivy cannot compute
 //! (`top_hits`, `top_metrics`, `geo_centroid`, `geohash_grid`) are taken out and computed
 //! per bucket afterwards (`deferred`). Types not supported at all are
 //! rejected naming them. The shape of each result is an `AggShape`
@@ -30,7 +31,7 @@ pub use super::deferred::reshape;
 use super::ip_range::IpRangeAgg;
 use super::metric_format::MetricFormat;
 use super::missing_bucket::FILTER_SUFFIX;
-use super::{agg_filters, deferred, nested_aggs, pipelines, rate, scan_aggs};
+use super::{agg_filters, auto_date, deferred, nested_aggs, pipelines, rate, scan_aggs};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
 use crate::mapping::{FieldMapping, FieldType, Mappings};
@@ -52,6 +53,7 @@ const BUCKETS: &[&str] = &[
     "terms",
     "histogram",
     "date_histogram",
+    "auto_date_histogram",
     "range",
     "filter",
     "filters",
@@ -78,6 +80,9 @@ pub struct AggEnv<'a> {
     pub now: i64,
     /// (min, max) of date fields under the query, for calendar histograms.
     pub bounds: &'a HashMap<String, (i64, i64)>,
+    /// How many documents under the query lack each field an
+    /// `auto_date_histogram` with `missing` reads.
+    pub missing_docs: &'a HashMap<String, u64>,
 }
 
 /// The translated request: tantivy's aggregations, the shapes, and the
@@ -252,6 +257,17 @@ fn translate_at<'n>(
         shape.field = Some(field.clone());
         let mut aggs_out: Vec<(String, Value)> = Vec::new();
         match &node.typed {
+            TypedParams::AutoDateHistogram(p) => {
+                let (mut h, data) =
+                    auto_date::resolve(p, mappings, env.now, env.bounds, env.missing_docs)?;
+                // (The data's bounds hold `missing` already: widening to it
+                // changes no bucket.)
+                shape.missing = h.missing_bucket();
+                aggs_out.push((name.clone(), h.tantivy_request(data)?));
+                // From here on it is a date histogram like any other.
+                shape.kind = "date_histogram".into();
+                shape.date_histogram = Some(h);
+            }
             TypedParams::DateHistogram(p) => {
                 let mut h = DateHistogram::resolve(p, mappings, env.now)?;
                 shape.missing = h.missing_bucket();
@@ -288,6 +304,7 @@ fn translate_at<'n>(
                     // were deferred, `missing` and `ip_range` made filters.)
                     TypedParams::Untyped
                     | TypedParams::DateHistogram(_)
+                    | TypedParams::AutoDateHistogram(_)
                     | TypedParams::Pipeline(_)
                     | TypedParams::BucketScript(_)
                     | TypedParams::WeightedAvg(_)

@@ -13,6 +13,10 @@
 //! Either way [`DateHistogram::reshape`] gives Elasticsearch's buckets:
 //! `key` (epoch ms of the bucket start), `key_as_string` in the zone and
 //! `format`, `doc_count`, keyed by `key_as_string` when `keyed`.
+//!
+//! An `auto_date_histogram` becomes one of these too (`auto_date`),
+//! computed as ranges: each bucket a run of `group` rounding units from
+//! its first bucket's start, and its `interval` shown beside the buckets.
 
 use serde_json::{json, Map, Value};
 
@@ -22,7 +26,7 @@ use super::calendar::{CalendarUnit, Rounding};
 use super::missing_bucket::MissingBucket;
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
-use crate::mapping::Mappings;
+use crate::mapping::{FieldType, Mappings};
 use crate::store::KEYWORDS;
 
 mod parse;
@@ -43,9 +47,45 @@ pub struct DateHistogram {
     pub by_ranges: bool,
     /// `missing`: the date documents without the field count at.
     pub missing: Option<i64>,
+    /// Rounding units per bucket: 1, or an `auto_date_histogram`'s inner
+    /// interval (its buckets are runs of this many units from `anchor`).
+    pub(crate) group: i64,
+    /// The first bucket's start when `group` is above 1.
+    pub(crate) anchor: i64,
+    /// An `auto_date_histogram`'s `interval` (`7d`), shown beside its
+    /// buckets.
+    pub(crate) interval: Option<String>,
 }
 
 impl DateHistogram {
+    /// An `auto_date_histogram`'s histogram (`auto_date`): buckets of
+    /// `group.0` units of `rounding` from `group.1` (the first bucket's
+    /// start), every one between the data's bounds shown, computed as
+    /// ranges; `interval` is shown beside them.
+    pub(crate) fn auto(
+        field: &str,
+        rounding: Rounding,
+        format: DateFormat,
+        missing: Option<i64>,
+        group: (i64, i64),
+        interval: String,
+    ) -> DateHistogram {
+        DateHistogram {
+            field: field.to_string(),
+            rounding,
+            min_doc_count: 0,
+            extended: (None, None),
+            hard: (None, None),
+            keyed: false,
+            format,
+            by_ranges: true,
+            missing,
+            group: group.0.max(1),
+            anchor: group.1,
+            interval: Some(interval),
+        }
+    }
+
     /// The tantivy request; `data` is the field's (min, max) under the
     /// query, needed when `by_ranges`.
     pub fn tantivy_request(&self, data: Option<(i64, i64)>) -> Result<Value> {
@@ -133,7 +173,7 @@ impl DateHistogram {
         let mut out = Vec::new();
         let mut start = self.rounding.round_down(lo);
         while start <= hi {
-            let end = self.rounding.next(start);
+            let end = self.bucket_end(start);
             out.push((start, end));
             if out.len() > cap {
                 return Err(if self.min_doc_count == 0 {
@@ -162,7 +202,7 @@ impl DateHistogram {
         if outside {
             return None;
         }
-        let start = self.rounding.round_down(value);
+        let start = self.bucket_of(value);
         let asked = (
             self.extended
                 .0
@@ -180,7 +220,7 @@ impl DateHistogram {
         }
         Some(MissingBucket {
             start: start as f64,
-            end: self.rounding.next(start) as f64,
+            end: self.bucket_end(start) as f64,
             min_doc_count: self.min_doc_count,
             widened,
             asked,
@@ -196,7 +236,28 @@ impl DateHistogram {
 
     /// The end (exclusive) of the bucket starting at `key`.
     pub fn bucket_end(&self, key: i64) -> i64 {
-        self.rounding.next(key)
+        (0..self.group.max(1)).fold(key, |start, _| self.rounding.next(start))
+    }
+
+    /// The start of the bucket holding `value`: its rounding's, or with
+    /// `group` above 1 the run (from `anchor`) holding it; a value before
+    /// the anchor, or more runs on than buckets may be created, stays in
+    /// its own unit's bucket (translation puts the anchor at or before
+    /// every value it asks about).
+    fn bucket_of(&self, value: i64) -> i64 {
+        let unit = self.rounding.round_down(value);
+        if self.group <= 1 || value < self.anchor {
+            return unit;
+        }
+        let mut start = self.anchor;
+        for _ in 0..bucket_limit::max_created() {
+            let end = self.bucket_end(start);
+            if end > value {
+                return start;
+            }
+            start = end;
+        }
+        unit
     }
 
     /// Rewrites tantivy's buckets into Elasticsearch's (sub-aggregations
@@ -230,6 +291,7 @@ impl DateHistogram {
             bucket["key"] = json!(key);
             out.push(bucket);
         }
+        let interval = self.interval.clone();
         agg["buckets"] = if self.keyed {
             let mut keyed = Map::new();
             for b in out {
@@ -240,13 +302,27 @@ impl DateHistogram {
         } else {
             Value::Array(out)
         };
+        if let Some(interval) = interval {
+            agg["interval"] = json!(interval);
+        }
     }
 }
 
-/// The date fields whose `date_histogram`s (at any depth of `aggs`) need
-/// the data's bounds.
+/// The date fields whose `date_histogram`s (at any depth of `aggs`) and
+/// `auto_date_histogram`s need the data's bounds.
 pub fn bound_fields(aggs: &[AggNode], mappings: &Mappings, now: i64, out: &mut Vec<String>) {
     for node in aggs {
+        if let TypedParams::AutoDateHistogram(params) = &node.typed {
+            // Always, on a date field: its rounding is chosen from the
+            // bounds (another type is refused by translation, an unmapped
+            // field has no bounds).
+            let date = mappings
+                .leaf(&params.field)
+                .is_some_and(|l| l.ty == FieldType::Date);
+            if date && !out.iter().any(|f| f == &params.field) {
+                out.push(params.field.clone());
+            }
+        }
         if let TypedParams::DateHistogram(params) = &node.typed {
             // One whose dates do not resolve fails translation instead.
             let resolved = DateHistogram::resolve(params, mappings, now);

@@ -67,6 +67,7 @@ pub mod agg_filters;
 mod agg_shape;
 pub mod agg_tree;
 pub mod aggs;
+pub mod auto_date;
 mod body_values;
 pub mod bucket_batch;
 pub mod bucket_limit;

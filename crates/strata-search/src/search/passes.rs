@@ -2,7 +2,9 @@
 //! deferred sub-aggregations (`deferred`; one scan for all the buckets of
 //! a result where `bucket_batch` can describe them) and of those below runtime-field
 //! buckets (`runtime_aggs`), and the min/max pass that gives
-//! calendar `date_histogram`s the bounds of the data under the query.
+//! calendar `date_histogram`s and `auto_date_histogram`s the bounds of
+//! the data under the query (and the latter, with `missing`, how many
+//! documents lack the field).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -126,21 +128,34 @@ fn bucket_filters(filters: &[BucketFilter]) -> Result<Vec<ParsedQuery>> {
     filters.iter().map(BucketFilter::parsed).collect()
 }
 
-/// The (min, max) of each date field over the documents matching `query`.
+/// Per field, its (min, max) under the query; and per field asked about,
+/// how many documents under the query lack it.
+pub(super) type DataBounds = (HashMap<String, (i64, i64)>, HashMap<String, u64>);
+
+/// The (min, max) of each date field of `fields` over the documents
+/// matching the query, and how many of them lack each field of `missing`.
 pub(super) fn data_bounds(
     reentry: Reentry,
     indices: &[Arc<SearchIndex>],
     req: &SearchRequest,
     fields: &[String],
-) -> Result<HashMap<String, (i64, i64)>> {
+    missing: &[String],
+) -> Result<DataBounds> {
     let mut out = HashMap::new();
-    if fields.is_empty() {
-        return Ok(out);
+    let mut lacking = HashMap::new();
+    if fields.is_empty() && missing.is_empty() {
+        return Ok((out, lacking));
     }
     let mut aggs = serde_json::Map::new();
     for (i, field) in fields.iter().enumerate() {
         aggs.insert(format!("min\u{1f}{i}"), json!({"min": {"field": field}}));
         aggs.insert(format!("max\u{1f}{i}"), json!({"max": {"field": field}}));
+    }
+    for (i, field) in missing.iter().enumerate() {
+        aggs.insert(
+            format!("lack\u{1f}{i}"),
+            json!({"missing": {"field": field}}),
+        );
     }
     let mut pass = SearchRequest::parse(&json!({
         "size": 0, "track_total_hits": false, "aggs": aggs
@@ -156,7 +171,11 @@ pub(super) fn data_bounds(
             out.insert(field.clone(), (lo as i64, hi as i64));
         }
     }
-    Ok(out)
+    for (i, field) in missing.iter().enumerate() {
+        let count = result["aggregations"][format!("lack\u{1f}{i}")]["doc_count"].as_u64();
+        lacking.insert(field.clone(), count.unwrap_or(0));
+    }
+    Ok((out, lacking))
 }
 
 /// tantivy's aggregation errors are the request's: its memory budget

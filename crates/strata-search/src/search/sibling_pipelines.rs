@@ -76,7 +76,12 @@ pub fn split(req: &SearchRequest) -> Result<Option<(SearchRequest, Siblings)>> {
 fn target(nodes: &[AggNode], name: &str, path: &str) -> Result<(String, String)> {
     let missing =
         || SearchError::ActionValidation(format!("No aggregation found for path [{path}]"));
-    let (first, rest) = path.split_once('>').ok_or_else(missing)?;
+    // `histo.v` reads as `histo>v` (Elasticsearch's path parse takes the
+    // first element's `.` as the step into its buckets' values).
+    let (first, rest) = path
+        .split_once('>')
+        .or_else(|| path.split_once('.'))
+        .ok_or_else(missing)?;
     if first.contains('[') {
         return Err(SearchError::illegal(format!(
             "[buckets_path] [{path}] of [{name}]: selecting a bucket by key is not supported"
@@ -110,6 +115,7 @@ fn multi_bucket(kind: AggKind) -> bool {
             | SignificantTerms
             | Histogram
             | DateHistogram
+            | AutoDateHistogram
             | Range
             | DateRange
             | Filters

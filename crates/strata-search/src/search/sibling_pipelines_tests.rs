@@ -123,6 +123,13 @@ fn paths_must_start_at_a_multi_bucket_sibling() {
         err(json!({"by": terms, "m": {"max_bucket": {"buckets_path": "by"}}})),
         "Validation Failed: 1: No aggregation found for path [by];"
     );
+    // `by.s` is `by>s`, as Elasticsearch's REST tests write it.
+    let dotted = json!({"by": terms, "m": {"max_bucket": {"buckets_path": "by.s"}}});
+    assert!(split(&request(dotted)).unwrap().is_some());
+    assert_eq!(
+        err(json!({"by": terms, "m": {"max_bucket": {"buckets_path": "by.x"}}})),
+        "Validation Failed: 1: No aggregation [x] found for path [by.x];"
+    );
     // Inside a bucket, beside a histogram; the request keeps everything else.
     let inner = json!({"by": {"terms": {"field": "t"}, "aggs": {
         "h": {"histogram": {"field": "n", "interval": 10}},

@@ -41,6 +41,8 @@ pub enum AggKind {
     Histogram,
     /// `date_histogram`.
     DateHistogram,
+    /// `auto_date_histogram`.
+    AutoDateHistogram,
     /// `range`.
     Range,
     /// `date_range`.
@@ -123,6 +125,7 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::SignificantTerms, "significant_terms"),
     (AggKind::Histogram, "histogram"),
     (AggKind::DateHistogram, "date_histogram"),
+    (AggKind::AutoDateHistogram, "auto_date_histogram"),
     (AggKind::Range, "range"),
     (AggKind::DateRange, "date_range"),
     (AggKind::IpRange, "ip_range"),

@@ -4,7 +4,8 @@
 //! `percentiles`, [`PercentilesParams`], `percentile_ranks`,
 //! [`PercentileRanksParams`], `cardinality`,
 //! [`CardinalityParams`], `terms`, [`TermsParams`], `histogram`,
-//! [`HistogramParams`], `date_histogram`, [`DateHistogramParams`], and the
+//! [`HistogramParams`], `date_histogram`, [`DateHistogramParams`],
+//! `auto_date_histogram`, [`AutoDateHistogramParams`] (top level only), and the
 //! parent pipelines `derivative`, `cumulative_sum` and `bucket_sort`,
 //! [`PipelineParams`]: [`TypedParams`]) and its sub-aggregations.
 //! Each level is parsed knowing its parent's kind, so a pipeline in a
@@ -61,6 +62,7 @@
 //! the nodes; every kind's parameters are typed, and [`AggNode::body`]
 //! keeps the JSON only for the tree's own JSON and tantivy's request.
 
+mod auto_date_histogram;
 mod bucket_script;
 mod cardinality;
 mod composite;
@@ -95,6 +97,7 @@ mod weighted_avg;
 
 use serde_json::{Map, Value};
 
+pub use self::auto_date_histogram::AutoDateHistogramParams;
 pub use self::bucket_script::BucketScriptParams;
 pub use self::cardinality::CardinalityParams;
 pub use self::composite::CompositeParams;

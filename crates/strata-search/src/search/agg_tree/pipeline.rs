@@ -141,9 +141,13 @@ impl PipelineParams {
 
 /// Refuses pipeline `name` of `kind` in a `parent` aggregation
 /// (`None`: at the top level) it cannot sit in: `bucket_sort` needs a
-/// parent, the others a `histogram` or `date_histogram` one.
+/// parent, the others a `histogram`, `date_histogram` or
+/// `auto_date_histogram` one.
 pub(crate) fn check_parent(kind: AggKind, name: &str, parent: Option<AggKind>) -> Result<()> {
-    let histogram = matches!(parent, Some(AggKind::Histogram | AggKind::DateHistogram));
+    let histogram = matches!(
+        parent,
+        Some(AggKind::Histogram | AggKind::DateHistogram | AggKind::AutoDateHistogram)
+    );
     match kind {
         AggKind::BucketSort if parent.is_none() => Err(SearchError::illegal(format!(
             "bucket_sort aggregation [{name}] must be declared inside of another aggregation"

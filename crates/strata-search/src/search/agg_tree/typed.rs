@@ -5,12 +5,12 @@
 use serde_json::Value;
 
 use super::{
-    AggKind, BucketScriptParams, CardinalityParams, CompositeParams, DateHistogramParams,
-    FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams, GeoGridParams, GridSystem,
-    HistogramParams, IpRangeParams, MetricParams, MissingParams, MovingFnParams, MultiTermsParams,
-    NestedParams, PercentileRanksParams, PercentilesParams, PipelineParams, RangeParams,
-    RareTermsParams, RateParams, SiblingParams, SignificantTermsParams, TermsParams, TopHitsParams,
-    TopMetricsParams, WeightedAvgParams,
+    AggKind, AutoDateHistogramParams, BucketScriptParams, CardinalityParams, CompositeParams,
+    DateHistogramParams, FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams,
+    GeoGridParams, GridSystem, HistogramParams, IpRangeParams, MetricParams, MissingParams,
+    MovingFnParams, MultiTermsParams, NestedParams, PercentileRanksParams, PercentilesParams,
+    PipelineParams, RangeParams, RareTermsParams, RateParams, SiblingParams,
+    SignificantTermsParams, TermsParams, TopHitsParams, TopMetricsParams, WeightedAvgParams,
 };
 use crate::error::{Result, SearchError};
 
@@ -37,6 +37,8 @@ pub enum TypedParams {
     Histogram(HistogramParams),
     /// `date_histogram`.
     DateHistogram(DateHistogramParams),
+    /// `auto_date_histogram`.
+    AutoDateHistogram(AutoDateHistogramParams),
     /// `derivative`, `cumulative_sum`, `bucket_sort`.
     Pipeline(PipelineParams),
     /// `bucket_script`, `bucket_selector`.
@@ -112,6 +114,9 @@ impl TypedParams {
             AggKind::DateHistogram => {
                 TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
             }
+            AggKind::AutoDateHistogram => TypedParams::AutoDateHistogram(
+                AutoDateHistogramParams::parse(name, params, parent)?,
+            ),
             AggKind::Composite => TypedParams::Composite(CompositeParams::parse(name, params)?),
             k if RangeParams::covers(k) => TypedParams::Range(RangeParams::parse(k, name, params)?),
             AggKind::IpRange => TypedParams::IpRange(IpRangeParams::parse(name, params)?),
@@ -184,6 +189,7 @@ impl TypedParams {
             TypedParams::Terms(t) => Some(t.field()),
             TypedParams::Histogram(h) => Some(h.field()),
             TypedParams::DateHistogram(d) => Some(&d.field),
+            TypedParams::AutoDateHistogram(d) => Some(&d.field),
             TypedParams::RareTerms(r) => Some(&r.values.field),
             TypedParams::SignificantTerms(s) => Some(&s.values.field),
             TypedParams::Range(r) => Some(&r.field),

@@ -55,6 +55,9 @@ impl DateHistogram {
             format,
             by_ranges: params.by_ranges(),
             missing,
+            group: 1,
+            anchor: 0,
+            interval: None,
         })
     }
 }

@@ -23,8 +23,8 @@ use super::reentry::{Reentry, SearchFn};
 use super::request::{SearchRequest, TrackTotalHits};
 use super::response::{self, SearchResponse};
 use super::{
-    agg_tree, aggs, bucket_limit, date_histogram, fetch_phase, geo_aggs, nested_aggs, own_aggs,
-    parallel, passes, ranking, runtime_aggs, runtime_sort, sort,
+    agg_tree, aggs, auto_date, bucket_limit, date_histogram, fetch_phase, geo_aggs, nested_aggs,
+    own_aggs, parallel, passes, ranking, runtime_aggs, runtime_sort, sort,
 };
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
@@ -80,11 +80,14 @@ pub(super) fn search_once(
             let mappings = first.mappings();
             let mut fields = Vec::new();
             date_histogram::bound_fields(a, &mappings, now, &mut fields);
-            let bounds = passes::data_bounds(reentry, indices, req, &fields)?;
+            let lacking = auto_date::missing_fields(a);
+            let (bounds, missing_docs) =
+                passes::data_bounds(reentry, indices, req, &fields, &lacking)?;
             let env = aggs::AggEnv {
                 mappings: &mappings,
                 now,
                 bounds: &bounds,
+                missing_docs: &missing_docs,
             };
             let (mut tv, mut shapes, deferred) = aggs::translate(&env, a)?;
             let own = own_aggs::OwnAggs::split(&mut tv, &mut shapes, &mappings);

@@ -25,6 +25,7 @@ fn split_aggs(aggs: Value) -> (Vec<TopTerms>, Value) {
         mappings: &mappings,
         now: 0,
         bounds: &bounds,
+        missing_docs: &HashMap::new(),
     };
     let tree = AggTree::parse(aggs).unwrap();
     let (mut request, shapes, _) = translate(&env, tree.nodes()).unwrap();
