@@ -17,6 +17,9 @@
 //!   Below the buckets of a `terms`, `histogram`, `date_histogram` or
 //!   `range`, one scan fills them for every bucket (`bucket_digests`; a
 //!   keyword `terms`' by term ordinals, `term_batch`).
+//! - `boxplot` and `median_absolute_deviation` of numeric fields, at any
+//!   depth, on the same digest read as Elasticsearch 8.15 reads its
+//!   t-digest for them (`spread`), batched below buckets alike.
 //! - `multi_terms`: buckets of combinations of several fields' values,
 //!   exact counts, its buckets' sub-aggregations one search each.
 //!
@@ -32,6 +35,7 @@ mod multi_terms;
 mod percent_values;
 mod percentile_ranks;
 mod percentiles;
+mod spread;
 mod term_batch;
 mod terms_scans;
 pub mod values;
@@ -55,6 +59,8 @@ pub const KINDS: &[&str] = &[
     "significant_terms",
     "composite",
     "percentile_ranks",
+    "boxplot",
+    "median_absolute_deviation",
     "multi_terms",
 ];
 
@@ -143,6 +149,10 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
             }
             _ => Err(unparsed(name, kind)),
         },
+        "boxplot" | "median_absolute_deviation" => match &node.typed {
+            TypedParams::Spread(s) => spread::Spread::new(name, s, mappings).map(|_| ()),
+            _ => Err(unparsed(name, kind)),
+        },
         "multi_terms" => match &node.typed {
             TypedParams::MultiTerms(m) => {
                 multi_terms::MultiTerms::new(name, m, &node.subs, mappings).map(|_| ())
@@ -205,6 +215,10 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
             }
             _ => Err(unparsed(name, kind)),
         },
+        "boxplot" | "median_absolute_deviation" => match &node.typed {
+            TypedParams::Spread(s) => spread::Spread::new(name, s, &mappings)?.run(env, name),
+            _ => Err(unparsed(name, kind)),
+        },
         "multi_terms" => match &node.typed {
             TypedParams::MultiTerms(m) => {
                 multi_terms::MultiTerms::new(name, m, &node.subs, &mappings)?.run(env, sub)
@@ -219,8 +233,9 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
 
 /// A typed kind (`cardinality`, `weighted_avg`, `rare_terms`,
 /// `significant_terms`, `composite`, `percentile_ranks`, `percentiles`,
-/// `multi_terms`) whose node carries no typed parameters: the tree's
-/// parse types every one, so this does not come.
+/// `boxplot`, `median_absolute_deviation`, `multi_terms`) whose node
+/// carries no typed parameters: the tree's parse types every one, so
+/// this does not come.
 fn unparsed(name: &str, kind: &str) -> SearchError {
     SearchError::illegal(format!("[{kind}] aggregation [{name}] was not parsed"))
 }
