@@ -22,6 +22,8 @@ mod compat_aggs;
 mod compat_ip_range;
 #[path = "compat_percentiles.rs"]
 mod compat_percentiles;
+#[path = "compat_spread.rs"]
+mod compat_spread;
 #[path = "disk_usage.rs"]
 mod disk_usage;
 #[path = "exact_numbers.rs"]

@@ -94,6 +94,8 @@ mod runtime_queries;
 mod sort_and_paging;
 #[path = "sort_options.rs"]
 mod sort_options;
+#[path = "spread_aggs.rs"]
+mod spread_aggs;
 #[path = "text_queries.rs"]
 mod text_queries;
 #[path = "text_split.rs"]

@@ -90,7 +90,8 @@ pub struct AggEnv<'a> {
 pub type Translated = (Value, Vec<AggShape>, Vec<AggNode>);
 
 /// Refuses an `order` of the `terms` `name` (parameters `params`,
-/// sub-aggregations `subs`) by a `percentiles` or `percentile_ranks`
+/// sub-aggregations `subs`) by a `percentiles`, `percentile_ranks`,
+/// `boxplot` or `median_absolute_deviation`
 /// (`{"p.50": "desc"}`): those are computed after the buckets are chosen
 /// (`scan_aggs`, `time_buckets`), so they cannot choose them, and
 /// tantivy's own message would not say so.
@@ -103,7 +104,7 @@ fn check_terms_order(name: &str, params: &TermsParams, subs: &[AggNode]) -> Resu
     };
     let agg = path.split(['.', '[', '>']).next().unwrap_or(path);
     match subs.iter().find(|n| n.name == agg).map(|n| n.kind.name()) {
-        Some(kind @ ("percentiles" | "percentile_ranks")) => Err(SearchError::illegal(format!(
+        Some(kind @ ("percentiles" | "percentile_ranks" | "boxplot" | "median_absolute_deviation")) => Err(SearchError::illegal(format!(
             "ordering [terms] aggregation [{name}] by the [{kind}] sub-aggregation [{path}] is not supported by this server"
         ))),
         _ => Ok(()),
@@ -309,6 +310,7 @@ fn translate_at<'n>(
                     | TypedParams::BucketScript(_)
                     | TypedParams::WeightedAvg(_)
                     | TypedParams::PercentileRanks(_)
+                    | TypedParams::Spread(_)
                     | TypedParams::Rate(_)
                     | TypedParams::RareTerms(_)
                     | TypedParams::SignificantTerms(_)

@@ -2,7 +2,8 @@
 //! `date_histogram` or `range` result described by what selects each
 //! one's documents from a single field's values (a term, or a range of
 //! numbers), so that sub-aggregations computed after tantivy's pass
-//! (`percentiles`, `percentile_ranks`) are computed for all the buckets
+//! (`percentiles`, `percentile_ranks`, `boxplot`,
+//! `median_absolute_deviation`) are computed for all the buckets
 //! in one scan of the enclosing bucket's documents rather than one
 //! search per bucket (`deferred` asks for it, `scan_aggs::run_batch`
 //! scans).
@@ -91,11 +92,12 @@ fn key_of(shape: &AggShape, bucket: &Value) -> Option<BucketKey> {
 }
 
 /// Whether `node` (a deferred sub-aggregation) can be computed in a
-/// batch: a `percentiles` or `percentile_ranks` (the scans' digests).
+/// batch: a `percentiles`, `percentile_ranks`, `boxplot` or
+/// `median_absolute_deviation` (the scans' digests).
 pub fn batched(node: &AggNode) -> bool {
     matches!(
         node.typed,
-        TypedParams::Percentiles(_) | TypedParams::PercentileRanks(_)
+        TypedParams::Percentiles(_) | TypedParams::PercentileRanks(_) | TypedParams::Spread(_)
     )
 }
 

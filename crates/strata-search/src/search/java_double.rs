@@ -1,5 +1,7 @@
 //! Numbers written as Elasticsearch (Java) writes them in messages and
-//! keys: [`java_double`].
+//! keys ([`java_double`]) and as JSON values ([`java_number`]).
+
+use serde_json::{json, Value};
 
 /// A double as Java's `Double.toString` writes it (`100.0`, `1.5E7`).
 pub fn java_double(v: f64) -> String {
@@ -17,6 +19,17 @@ pub fn java_double(v: f64) -> String {
         let m = format!("{mantissa}");
         let m = if m.contains('.') { m } else { format!("{m}.0") };
         format!("{m}E{exp}")
+    }
+}
+
+/// A double as Elasticsearch writes it in a reply: a number, or `"NaN"`,
+/// `"Infinity"`, `"-Infinity"` (Jackson's quoted non-numeric numbers).
+pub fn java_number(v: f64) -> Value {
+    match v {
+        v if v.is_finite() => json!(v),
+        v if v.is_nan() => json!("NaN"),
+        v if v > 0.0 => json!("Infinity"),
+        _ => json!("-Infinity"),
     }
 }
 

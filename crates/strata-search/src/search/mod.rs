@@ -24,7 +24,8 @@
 //!   parent's final buckets; `sibling_pipelines`: `max_bucket`,
 //!   `stats_bucket` and the like over a sibling's buckets, on the response.
 //! - `scan_aggs`: `composite`, `weighted_avg`, `rare_terms`,
-//!   `significant_terms`, `percentile_ranks`, `multi_terms`, most
+//!   `significant_terms`, `percentile_ranks`, `boxplot`,
+//!   `median_absolute_deviation`, `multi_terms`, most
 //!   `cardinality`s and the `percentiles` below buckets or with `missing`
 //!   or `format`, from column values
 //!   in a pass of their own; `distinct_count`: cardinality's exact-then-sketch count.
@@ -48,8 +49,9 @@
 //!   `passes`: the extra searches those and calendar histograms need,
 //!   started through `reentry` (the entry points as function pointers, so
 //!   no module below this one imports it); `bucket_batch`: a result's
-//!   buckets by key, so their `percentiles` and `percentile_ranks` take
-//!   one scan, not a search per bucket.
+//!   buckets by key, so their `percentiles`, `percentile_ranks`,
+//!   `boxplot` and `median_absolute_deviation` take one scan, not a
+//!   search per bucket.
 //! - `ranking`: top-K by score or sort values (`ranked`: what it keeps);
 //!   `zone_ranking`: a sort on one date field by zone maps, in a pass of
 //!   its own.

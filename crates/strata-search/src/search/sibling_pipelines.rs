@@ -15,7 +15,7 @@
 use serde_json::{json, Value};
 
 use super::agg_tree::{AggKind, AggNode, AggTree, SiblingKind, SiblingParams, TypedParams};
-use super::java_double::java_double;
+use super::java_double::{java_double, java_number};
 use super::pipelines::{for_each_scope, resolve};
 use super::request::SearchRequest;
 use super::taken_aggs::take_out;
@@ -173,17 +173,6 @@ fn key_text(bucket: &Value) -> String {
         Some(Value::Number(n)) if n.is_f64() => java_double(n.as_f64().unwrap_or(f64::NAN)),
         Some(other) => other.to_string(),
         None => String::new(),
-    }
-}
-
-/// A double as Elasticsearch writes it: a number, or `"NaN"`,
-/// `"Infinity"`, `"-Infinity"` (Jackson's quoted non-numeric numbers).
-fn java_number(v: f64) -> Value {
-    match v {
-        v if v.is_finite() => json!(v),
-        v if v.is_nan() => json!("NaN"),
-        v if v > 0.0 => json!("Infinity"),
-        _ => json!("-Infinity"),
     }
 }
 

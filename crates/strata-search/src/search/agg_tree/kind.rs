@@ -23,6 +23,10 @@ pub enum AggKind {
     Percentiles,
     /// `percentile_ranks`.
     PercentileRanks,
+    /// `boxplot`.
+    Boxplot,
+    /// `median_absolute_deviation`.
+    MedianAbsoluteDeviation,
     /// `rate`.
     Rate,
     /// `cardinality`.
@@ -116,6 +120,11 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::ExtendedStats, "extended_stats"),
     (AggKind::Percentiles, "percentiles"),
     (AggKind::PercentileRanks, "percentile_ranks"),
+    (AggKind::Boxplot, "boxplot"),
+    (
+        AggKind::MedianAbsoluteDeviation,
+        "median_absolute_deviation",
+    ),
     (AggKind::Rate, "rate"),
     (AggKind::Cardinality, "cardinality"),
     (AggKind::WeightedAvg, "weighted_avg"),
@@ -180,6 +189,8 @@ impl AggKind {
                 | ExtendedStats
                 | Percentiles
                 | PercentileRanks
+                | Boxplot
+                | MedianAbsoluteDeviation
                 | Rate
                 | Cardinality
                 | WeightedAvg

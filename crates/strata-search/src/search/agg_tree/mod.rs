@@ -2,7 +2,8 @@
 //! each aggregation's name, its kind ([`AggKind`]), its kind's parameters
 //! (JSON, and typed for the numeric metrics, [`MetricParams`],
 //! `percentiles`, [`PercentilesParams`], `percentile_ranks`,
-//! [`PercentileRanksParams`], `cardinality`,
+//! [`PercentileRanksParams`], `boxplot` and `median_absolute_deviation`,
+//! [`SpreadParams`], `cardinality`,
 //! [`CardinalityParams`], `terms`, [`TermsParams`], `histogram`,
 //! [`HistogramParams`], `date_histogram`, [`DateHistogramParams`],
 //! `auto_date_histogram`, [`AutoDateHistogramParams`] (top level only), and the
@@ -88,6 +89,7 @@ mod rate;
 mod sibling;
 mod significant_terms;
 mod source;
+mod spread;
 mod term_values;
 mod terms;
 mod top_hits;
@@ -124,6 +126,7 @@ pub use self::rate::{RateDivisor, RateMode, RateParams};
 pub use self::sibling::{SiblingKind, SiblingParams};
 pub use self::significant_terms::{Heuristic, SignificantTermsParams};
 pub use self::source::MissingValue;
+pub use self::spread::{SpreadKind, SpreadParams};
 pub use self::term_values::TermValues;
 pub use self::terms::TermsParams;
 pub use self::top_hits::TopHitsParams;

@@ -10,7 +10,8 @@ use super::{
     GeoGridParams, GridSystem, HistogramParams, IpRangeParams, MetricParams, MissingParams,
     MovingFnParams, MultiTermsParams, NestedParams, PercentileRanksParams, PercentilesParams,
     PipelineParams, RangeParams, RareTermsParams, RateParams, SiblingParams,
-    SignificantTermsParams, TermsParams, TopHitsParams, TopMetricsParams, WeightedAvgParams,
+    SignificantTermsParams, SpreadKind, SpreadParams, TermsParams, TopHitsParams, TopMetricsParams,
+    WeightedAvgParams,
 };
 use crate::error::{Result, SearchError};
 
@@ -25,6 +26,8 @@ pub enum TypedParams {
     Percentiles(PercentilesParams),
     /// `percentile_ranks`.
     PercentileRanks(PercentileRanksParams),
+    /// `boxplot`, `median_absolute_deviation`.
+    Spread(SpreadParams),
     /// `cardinality`.
     Cardinality(CardinalityParams),
     /// `rate`.
@@ -97,6 +100,14 @@ impl TypedParams {
             AggKind::PercentileRanks => {
                 TypedParams::PercentileRanks(PercentileRanksParams::parse(name, params)?)
             }
+            AggKind::Boxplot => {
+                TypedParams::Spread(SpreadParams::parse(SpreadKind::Boxplot, name, params)?)
+            }
+            AggKind::MedianAbsoluteDeviation => TypedParams::Spread(SpreadParams::parse(
+                SpreadKind::MedianAbsoluteDeviation,
+                name,
+                params,
+            )?),
             AggKind::Cardinality => {
                 TypedParams::Cardinality(CardinalityParams::parse(name, params)?)
             }
@@ -184,6 +195,7 @@ impl TypedParams {
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),
             TypedParams::PercentileRanks(p) => Some(&p.field),
+            TypedParams::Spread(s) => Some(&s.field),
             TypedParams::Cardinality(c) => Some(&c.field),
             TypedParams::Rate(r) => r.field.as_deref(),
             TypedParams::Terms(t) => Some(t.field()),

@@ -19,6 +19,10 @@
 //!   buckets of a `terms`, `histogram`, `date_histogram` or `range`
 //!   (`bucket_batch`).
 //!
+//! The same digest answers `boxplot` and `median_absolute_deviation`
+//! ([`BoxplotStats`], [`median_absolute_deviation`]: `spread.rs`, read as
+//! Elasticsearch 8.15 reads its digest for them), always by `scan_aggs`.
+//!
 //! All render Elasticsearch 8's reply (`values` keyed by percent or a
 //! list, `null` when no document had a value; the scans add `_as_string`
 //! values with a `format`).
@@ -27,11 +31,13 @@ mod collector;
 mod plan;
 mod sketch;
 mod span;
+mod spread;
 mod tdigest;
 
 pub use collector::{PercentilesCollector, PercentilesFruit};
 pub use plan::ValuePercentiles;
 pub(crate) use span::SpanDigest;
+pub(crate) use spread::{median_absolute_deviation, BoxplotStats};
 
 use serde_json::{json, Map, Value};
 

@@ -65,6 +65,19 @@ struct Centroids {
     shift: f64,
 }
 
+/// A digest's centroids in the values' own terms ([`SpanDigest::held`]).
+pub(crate) struct Held {
+    /// `(value, count)`, ascending by value, not empty, counts above zero
+    /// (each exact value its own centroid, of count one).
+    pub(crate) list: Vec<(f64, u64)>,
+    /// The smallest value.
+    pub(crate) min: f64,
+    /// The largest value.
+    pub(crate) max: f64,
+    /// Every value is its own centroid (Elasticsearch's sorting digest).
+    pub(crate) exact: bool,
+}
+
 impl SpanDigest {
     /// An empty digest whose offsets are taken from `base` (from the
     /// smallest of its first values when `base` is not finite): tests
@@ -202,6 +215,18 @@ impl SpanDigest {
                 Some(100.0 * share(&c.list, c.min, c.max, v - c.shift))
             })
             .collect()
+    }
+
+    /// What Elasticsearch's t-digest would hold, for readings other than
+    /// percentiles and ranks (`spread.rs`). `None` when empty.
+    pub(crate) fn held(&self) -> Option<Held> {
+        let c = self.centroids(false)?;
+        Some(Held {
+            list: c.list.iter().map(|&(v, n)| (v + c.shift, n)).collect(),
+            min: c.min + c.shift,
+            max: c.max + c.shift,
+            exact: self.offsets.is_none(),
+        })
     }
 
     /// The centroids answers are read from: the histogram's buckets, or

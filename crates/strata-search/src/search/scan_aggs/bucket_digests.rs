@@ -1,4 +1,5 @@
-//! `percentiles` and `percentile_ranks` below every bucket of one
+//! `percentiles`, `percentile_ranks`, `boxplot` and
+//! `median_absolute_deviation` below every bucket of one
 //! `terms`, `histogram`, `date_histogram` or `range` result at once
 //! ([`run_batch`]): one scan of the enclosing bucket's documents reads
 //! the bucket field and each metric's field, finds the document's
@@ -21,6 +22,7 @@ use super::field_values::FieldMetric;
 use super::percentile_ranks::PercentileRanks;
 use super::percentiles::Percentiles;
 use super::range_grid::RangeGrid;
+use super::spread::Spread;
 use super::term_batch::{empty_digests, merge_digests, Digests, TermBatch, TermBatchCollector};
 use super::values::{Key, Num, Scan, ValueKind};
 use crate::error::{Result, SearchError};
@@ -32,6 +34,7 @@ use crate::search::percentiles::SpanDigest;
 enum Digested {
     Percentiles(Percentiles),
     Ranks(PercentileRanks),
+    Spread(Spread),
 }
 
 impl Digested {
@@ -39,6 +42,7 @@ impl Digested {
         match self {
             Digested::Percentiles(p) => p.metric(),
             Digested::Ranks(r) => r.metric(),
+            Digested::Spread(s) => s.metric(),
         }
     }
 
@@ -46,6 +50,7 @@ impl Digested {
         match self {
             Digested::Percentiles(p) => p.render(digest),
             Digested::Ranks(r) => r.render(digest),
+            Digested::Spread(s) => s.render(digest),
         }
     }
 }
@@ -67,6 +72,7 @@ pub fn run_batch(
             TypedParams::PercentileRanks(r) => {
                 PercentileRanks::new(&node.name, r, &mappings).map(Digested::Ranks)
             }
+            TypedParams::Spread(s) => Spread::new(&node.name, s, &mappings).map(Digested::Spread),
             _ => Err(SearchError::illegal(format!(
                 "[{}] aggregation [{}] is not computed per batch of buckets",
                 node.kind.name(),

@@ -18,6 +18,9 @@
 //!   `range`, one scan fills them for every bucket (`bucket_digests`; a
 //!   keyword `terms`' by term ordinals, `term_batch`; a `histogram`'s by
 //!   arithmetic, `range_grid`).
+//! - `boxplot` and `median_absolute_deviation` of numeric fields, at any
+//!   depth, on the same digest read as Elasticsearch 8.15 reads its
+//!   t-digest for them (`spread`), batched below buckets alike.
 //! - `multi_terms`: buckets of combinations of several fields' values,
 //!   exact counts, its buckets' sub-aggregations one search each.
 //!
@@ -34,6 +37,7 @@ mod percent_values;
 mod percentile_ranks;
 mod percentiles;
 mod range_grid;
+mod spread;
 mod term_batch;
 mod terms_scans;
 pub mod values;
@@ -57,6 +61,8 @@ pub const KINDS: &[&str] = &[
     "significant_terms",
     "composite",
     "percentile_ranks",
+    "boxplot",
+    "median_absolute_deviation",
     "multi_terms",
 ];
 
@@ -145,6 +151,10 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
             }
             _ => Err(unparsed(name, kind)),
         },
+        "boxplot" | "median_absolute_deviation" => match &node.typed {
+            TypedParams::Spread(s) => spread::Spread::new(name, s, mappings).map(|_| ()),
+            _ => Err(unparsed(name, kind)),
+        },
         "multi_terms" => match &node.typed {
             TypedParams::MultiTerms(m) => {
                 multi_terms::MultiTerms::new(name, m, &node.subs, mappings).map(|_| ())
@@ -207,6 +217,10 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
             }
             _ => Err(unparsed(name, kind)),
         },
+        "boxplot" | "median_absolute_deviation" => match &node.typed {
+            TypedParams::Spread(s) => spread::Spread::new(name, s, &mappings)?.run(env, name),
+            _ => Err(unparsed(name, kind)),
+        },
         "multi_terms" => match &node.typed {
             TypedParams::MultiTerms(m) => {
                 multi_terms::MultiTerms::new(name, m, &node.subs, &mappings)?.run(env, sub)
@@ -221,8 +235,9 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
 
 /// A typed kind (`cardinality`, `weighted_avg`, `rare_terms`,
 /// `significant_terms`, `composite`, `percentile_ranks`, `percentiles`,
-/// `multi_terms`) whose node carries no typed parameters: the tree's
-/// parse types every one, so this does not come.
+/// `boxplot`, `median_absolute_deviation`, `multi_terms`) whose node
+/// carries no typed parameters: the tree's parse types every one, so
+/// this does not come.
 fn unparsed(name: &str, kind: &str) -> SearchError {
     SearchError::illegal(format!("[{kind}] aggregation [{name}] was not parsed"))
 }
