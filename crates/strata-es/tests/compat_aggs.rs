@@ -104,16 +104,16 @@ async fn percentile_ranks_replies() {
         same_shape(
             &out,
             &json!({
-            "keyed": {"values": {"50.0": 37.0, "99.0": 61.5}},
-            "list": {"values": [{"key": 50.0, "value": 37.0}, {"key": 99.0, "value": 61.5}]},
-            "missing": {"values": {"200.0": 67.4}},
+            "keyed": {"values": {"50.0": 25.0, "99.0": 50.0}},
+            "list": {"values": [{"key": 50.0, "value": 25.0}, {"key": 99.0, "value": 50.0}]},
+            "missing": {"values": {"200.0": 80.0}},
             "unmapped": {"values": {"1.0": null}},
             "tags": {"doc_count_error_upper_bound": 0, "sum_other_doc_count": 0, "buckets": [
-                {"key": "foo", "doc_count": 3, "r": {"values": {"100.0": 66.2}}},
+                {"key": "foo", "doc_count": 3, "r": {"values": {"100.0": 66.7}}},
                 {"key": "bar", "doc_count": 2, "r": {"values": {"100.0": 0.0}}}
             ]},
             "days": {"buckets": [
-                day(0, 2, json!([{"key": 60.0, "value": 54.5}])),
+                day(0, 2, json!([{"key": 60.0, "value": 50.0}])),
                 day(1, 2, json!([{"key": 60.0, "value": 100.0}])),
                 day(2, 1, json!([{"key": 60.0, "value": 0.0}])),
             ]}

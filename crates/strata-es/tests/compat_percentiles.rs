@@ -1,5 +1,5 @@
 //! Numeric `percentiles` over HTTP as Elasticsearch 8 answers them: its
-//! t-digest's exact answers over few values at the top level and under
+//! sorting digest's exact answers over few values (8.9 on) at the top level and under
 //! `terms` buckets, `keyed: false` with a `format`, and the 400s of a
 //! negative `compression`, a keyword field and a `terms` ordered by a
 //! percentile. (The index is `compat_aggs`'.)
@@ -13,7 +13,7 @@ use crate::support::TestServer;
 async fn numeric_percentiles_replies() {
     let s = TestServer::start(1 << 20).await;
     load(&s).await;
-    // Elasticsearch's answers (its t-digest over few values): exact, at
+    // Elasticsearch's answers (index p * (n - 1) of the sorted values), at
     // the top level and under `terms` buckets (foo: 1, 51, 151; bar: 101).
     let out = aggs(
         &s,
@@ -27,15 +27,15 @@ async fn numeric_percentiles_replies() {
     .await;
     assert_eq!(
         out["p"],
-        json!({"values": {"25.0": 26.0, "50.0": 76.0, "75.0": 126.0}})
+        json!({"values": {"25.0": 38.5, "50.0": 76.0, "75.0": 113.5}})
     );
     let foo = &out["by_tag"]["buckets"][0];
     assert_eq!(foo["key"], "foo");
     assert_eq!(
         foo["p"]["values"],
-        json!([{"key": 25.0, "value": 13.5, "value_as_string": "13.5"},
+        json!([{"key": 25.0, "value": 26.0, "value_as_string": "26.0"},
                {"key": 50.0, "value": 51.0, "value_as_string": "51.0"},
-               {"key": 75.0, "value": 126.0, "value_as_string": "126.0"}])
+               {"key": 75.0, "value": 101.0, "value_as_string": "101.0"}])
     );
     assert_eq!(
         out["by_tag"]["buckets"][1]["p"]["values"][1]["value"],

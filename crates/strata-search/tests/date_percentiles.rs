@@ -1,6 +1,6 @@
 //! `percentiles` and `percentile_ranks` on date fields, as Elasticsearch 8
 //! answers them: values in epoch milliseconds, exact for a few dates
-//! (interpolated as its t-digest does), each with its date written in the
+//! (read as its sorting digest reads them since 8.9), each with its date written in the
 //! aggregation's or the field's format; at the top level and under
 //! buckets; `missing` as a date or millis. A sketch that keeps a date
 //! within a share of the value (tantivy's 1%, months) fails these.
@@ -71,15 +71,16 @@ fn five_days_of_a_month_give_elasticsearchs_percentiles_with_strings() {
         all(),
         json!({"p": {"percentiles": {"field": "t"}}}),
     );
-    // Ranks 0.5 to 4.5 of 5: the 1st below 5%, the 31st from 90% up.
+    // Index p * 4 of the five dates: 1% is 4% of the way from the 1st to
+    // the 3rd, 95% 80% of the way from the 20th to the 31st.
     let want = json!({"values": {
-        "1.0": jan(1, 0), "1.0_as_string": "2024-01-01T00:00:00.000Z",
-        "5.0": jan(1, 0), "5.0_as_string": "2024-01-01T00:00:00.000Z",
-        "25.0": jan(2, 12), "25.0_as_string": "2024-01-02T12:00:00.000Z",
+        "1.0": 1_704_074_112_000.0, "1.0_as_string": "2024-01-01T01:55:12.000Z",
+        "5.0": 1_704_101_760_000.0, "5.0_as_string": "2024-01-01T09:36:00.000Z",
+        "25.0": jan(3, 0), "25.0_as_string": "2024-01-03T00:00:00.000Z",
         "50.0": jan(10, 0), "50.0_as_string": "2024-01-10T00:00:00.000Z",
-        "75.0": jan(22, 18), "75.0_as_string": "2024-01-22T18:00:00.000Z",
-        "95.0": jan(31, 0), "95.0_as_string": "2024-01-31T00:00:00.000Z",
-        "99.0": jan(31, 0), "99.0_as_string": "2024-01-31T00:00:00.000Z"
+        "75.0": jan(20, 0), "75.0_as_string": "2024-01-20T00:00:00.000Z",
+        "95.0": 1_706_469_120_000.0, "95.0_as_string": "2024-01-28T19:12:00.000Z",
+        "99.0": 1_706_621_184_000.0, "99.0_as_string": "2024-01-30T13:26:24.000Z"
     }});
     assert_eq!(out["p"], want, "{out}");
 }
@@ -106,7 +107,7 @@ fn dates_over_years_a_single_date_unkeyed_and_formats() {
     assert_eq!(
         out["list"],
         json!({"values": [
-            {"key": 25.0, "value": jan(2, 12), "value_as_string": "2024-01-02T12:00:00.000Z"},
+            {"key": 25.0, "value": jan(3, 0), "value_as_string": "2024-01-03T00:00:00.000Z"},
             {"key": 50.0, "value": jan(10, 0), "value_as_string": "2024-01-10T00:00:00.000Z"}
         ]})
     );
@@ -164,7 +165,7 @@ fn percentiles_per_bucket_and_with_missing() {
     );
     assert_eq!(
         tags[0]["p"]["values"],
-        json!({"25.0": jan(1, 12), "25.0_as_string": "2024-01-01T12:00:00.000Z",
+        json!({"25.0": jan(2, 0), "25.0_as_string": "2024-01-02T00:00:00.000Z",
                "50.0": jan(3, 0), "50.0_as_string": "2024-01-03T00:00:00.000Z"}),
         "{out}"
     );
@@ -195,34 +196,27 @@ fn percentile_ranks_on_dates() {
     );
     // Keys as Java prints the double; each rank also written with the
     // field's format, as Elasticsearch writes any value of a date metric.
-    // The 15th: all of the 10th's share (to halfway to the 20th) below it.
+    // The 15th: three of the five dates below it.
     let r = &out["r"]["values"];
     assert_eq!(r["1.7052768E12"], json!(60.0), "{out}");
     assert_eq!(r["1.7052768E12_as_string"], "1970-01-01T00:00:00.060Z");
-    // The 3rd: the 1st and 2/9 of its own share (from the 2nd to the 6th 12:00).
-    let third = r["1.70424E12"].as_f64().unwrap();
-    assert!(
-        (third - 100.0 * (1.0 + 1.0 / 4.5) / 5.0).abs() < 1e-9,
-        "{out}"
-    );
+    // The 3rd: the 1st below it and half of itself.
+    assert_eq!(r["1.70424E12"], json!(30.0), "{out}");
     assert_eq!(
         out["l"],
         json!({"values": [{"key": jan(15, 0), "value": 60.0,
                            "value_as_string": "1970-01-01T00:00:00.060Z"}]})
     );
     assert_eq!(out["f"]["values"]["1.7052768E12_as_string"], "60");
-    // February 1st for the sixth document: half of its share below the
-    // 1st of February.
+    // February 1st for the sixth document: five below the 1st of
+    // February and half of the one at it.
     let m = out["m"]["values"]["1.7067456E12"].as_f64().unwrap();
     assert!((m - 100.0 * 5.5 / 6.0).abs() < 1e-9, "{out}");
     let tags = out["tags"]["buckets"].as_array().unwrap();
-    // a: 1st, 3rd, 31st; the 15th is in the 3rd's share, to halfway to the 31st.
+    // a: 1st, 3rd, 31st: two of three below the 15th.
     let a = tags[0]["r"]["values"]["1.7052768E12"].as_f64().unwrap();
-    assert!(
-        (a - 100.0 * (1.0 + 13.0 / 15.0) / 3.0).abs() < 1e-9,
-        "{out}"
-    );
-    // b: the 10th and 20th: the 15th is where their shares meet.
+    assert!((a - 200.0 / 3.0).abs() < 1e-9, "{out}");
+    // b: the 10th and 20th: one of two.
     assert_eq!(tags[1]["r"]["values"]["1.7052768E12"], json!(50.0), "{out}");
 }
 

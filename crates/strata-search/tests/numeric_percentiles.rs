@@ -59,38 +59,40 @@ pub(crate) fn all() -> Value {
     json!({"match_all": {}})
 }
 
-/// Elasticsearch's t-digest over few values (each its own centroid): the
-/// sorted values at ranks `i + 0.5`, interpolated linearly, the extremes
-/// at ranks 0 and `n`.
+/// Elasticsearch 8.9+'s reading of few values (its sorting digest): the
+/// sorted values at index `percent / 100 * (n - 1)`, interpolated
+/// linearly between the two around it.
 pub(crate) fn model(values: &[f64], percent: f64) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let n = sorted.len() as f64;
-    let index = percent / 100.0 * n;
-    let mut points = vec![(0.0, sorted[0])];
-    points.extend(sorted.iter().enumerate().map(|(i, &v)| (i as f64 + 0.5, v)));
-    points.push((n, sorted[sorted.len() - 1]));
-    for pair in points.windows(2) {
-        let ((r0, v0), (r1, v1)) = (pair[0], pair[1]);
-        if index <= r1 {
-            return if r1 <= r0 {
-                v0
-            } else {
-                v0 + (v1 - v0) * ((index - r0) / (r1 - r0))
-            };
-        }
+    let last = sorted.len() - 1;
+    let index = percent / 100.0 * last as f64;
+    if index <= 0.0 {
+        return sorted[0];
     }
-    sorted[sorted.len() - 1]
+    if index >= last as f64 {
+        return sorted[last];
+    }
+    let low = index.floor() as usize;
+    sorted[low] + (index - low as f64) * (sorted[low + 1] - sorted[low])
+}
+
+/// Elasticsearch 8.9+'s rank of `x` among few values: the share below it
+/// plus half the share equal to it, in percent.
+pub(crate) fn rank_model(values: &[f64], x: f64) -> f64 {
+    let below = values.iter().filter(|&&v| v < x).count() as f64;
+    let equal = values.iter().filter(|&&v| v == x).count() as f64;
+    100.0 * (below + equal / 2.0) / values.len() as f64
 }
 
 const DEFAULT_VALUES: [(&str, f64); 7] = [
-    ("1.0", 1.0),
-    ("5.0", 1.0),
-    ("25.0", 26.0),
+    ("1.0", 2.5),
+    ("5.0", 8.5),
+    ("25.0", 38.5),
     ("50.0", 76.0),
-    ("75.0", 126.0),
-    ("95.0", 151.0),
-    ("99.0", 151.0),
+    ("75.0", 113.5),
+    ("95.0", 143.5),
+    ("99.0", 149.5),
 ];
 
 #[test]
@@ -124,8 +126,8 @@ fn elasticsearchs_rest_test_numbers() {
     );
     assert_eq!(
         out["p"]["values"],
-        json!({"1.0": 51.0, "5.0": 51.0, "25.0": 63.5, "50.0": 101.0,
-               "75.0": 138.5, "95.0": 151.0, "99.0": 151.0})
+        json!({"1.0": 52.0, "5.0": 56.0, "25.0": 76.0, "50.0": 101.0,
+               "75.0": 126.0, "95.0": 146.0, "99.0": 150.0})
     );
     // An unmapped field: with `missing` every percentile is it; without,
     // null values.
@@ -150,16 +152,20 @@ fn elasticsearchs_rest_test_numbers() {
     );
     assert_eq!(
         out["p"]["values"],
-        json!([{"key": 5.0, "value": 1.0}, {"key": 25.0, "value": 26.0},
+        json!([{"key": 5.0, "value": 8.5}, {"key": 25.0, "value": 38.5},
                {"key": 50.0, "value": 76.0}])
     );
-    // Ranks (420_percentile_ranks_tdigest_metric): 37.0 and 61.5.
+    // Ranks (percentile_ranks_tdigest_metric): 25, 50, 75 and 100.
     let out = aggs(
         &catalog,
         all(),
-        json!({"r": {"percentile_ranks": {"field": "double_field", "values": [50, 99]}}}),
+        json!({"r": {"percentile_ranks": {"field": "double_field",
+                                          "values": [50, 100, 150, 200]}}}),
     );
-    assert_eq!(out["r"]["values"], json!({"50.0": 37.0, "99.0": 61.5}));
+    assert_eq!(
+        out["r"]["values"],
+        json!({"50.0": 25.0, "100.0": 50.0, "150.0": 75.0, "200.0": 100.0})
+    );
 }
 
 #[test]
@@ -226,7 +232,7 @@ fn keyed_false_missing_and_format_below_buckets() {
     let bucket = &out["t"]["buckets"][0];
     assert_eq!(
         bucket["p"]["values"],
-        json!([{"key": 25.0, "value": 26.0, "value_as_string": "26.00"},
+        json!([{"key": 25.0, "value": 38.5, "value_as_string": "38.50"},
                {"key": 50.0, "value": 76.0, "value_as_string": "76.00"}])
     );
     assert_eq!(bucket["m"]["values"], json!({"50.0": 7.0}));
@@ -237,7 +243,7 @@ fn keyed_false_missing_and_format_below_buckets() {
     );
     assert_eq!(
         bucket["r"]["values"],
-        json!({"50.0": 37.0, "50.0_as_string": "37.0"})
+        json!({"50.0": 25.0, "50.0_as_string": "25.0"})
     );
     // The top level with a format, keyed.
     let out = aggs(
@@ -247,7 +253,7 @@ fn keyed_false_missing_and_format_below_buckets() {
     );
     assert_eq!(
         out["p"]["values"],
-        json!({"25.0": 26.0, "25.0_as_string": "26.0"})
+        json!({"25.0": 38.5, "25.0_as_string": "38.5"})
     );
     // A date field's min and max: written in the aggregation's format,
     // else the field's.

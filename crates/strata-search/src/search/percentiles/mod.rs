@@ -2,9 +2,10 @@
 //! t-digest answers them, from one digest for numbers, dates and
 //! booleans ([`SpanDigest`], `span.rs`): exact for up to 2,000 values,
 //! then a log histogram ([`sketch::LogHistogram`]) of offsets from a base
-//! near the data's smallest value, read as Elasticsearch reads its
-//! centroids (`tdigest.rs`: so 1, 51, 101 and 151 give 26, 76 and 126 at
-//! 25, 50 and 75 percent).
+//! near the data's smallest value. Exact values are read as Elasticsearch
+//! 8.9 and later read its sorting digest (`sorting.rs`: 1, 51, 101 and 151
+//! give 38.5, 76 and 113.5 at 25, 50 and 75 percent), the histogram as it
+//! reads its centroids (`tdigest.rs`).
 //!
 //! Three routes fill it, none a search per bucket:
 //! - at the top level of a pass, [`split`] takes a `percentiles` on a
@@ -30,6 +31,7 @@
 mod collector;
 mod plan;
 mod sketch;
+mod sorting;
 mod span;
 mod spread;
 mod tdigest;
@@ -184,7 +186,7 @@ mod tests {
         [151.0, 1.0, 101.0, 51.0].iter().for_each(|&v| d.add(v));
         assert_eq!(
             Value::Object(into_json(&plans, PercentilesFruit(vec![d]))),
-            json!({"p": {"values": {"25.0": 26.0, "50.0": 76.0, "75.0": 126.0}}})
+            json!({"p": {"values": {"25.0": 38.5, "50.0": 76.0, "75.0": 113.5}}})
         );
     }
 

@@ -6,8 +6,8 @@
 //!
 //! Up to [`EXACT_VALUES`] values are kept as they are (Elasticsearch's
 //! default t-digest too keeps its first 2,000 values exactly), and the
-//! answers are exact, read as Elasticsearch's t-digest reads them
-//! (`tdigest.rs`). Past that, every value goes to a log histogram as its
+//! answers are exact, read as Elasticsearch 8.9 and later read those
+//! (`sorting.rs`). Past that, every value goes to a log histogram as its
 //! offset from a base, so it is kept within 0.4% of its distance from
 //! the base. The base is the smallest of the first [`EXACT_VALUES`]
 //! values (the part's own: a bucket's values, not the whole field's):
@@ -16,7 +16,7 @@
 //! keeps its units, -5 and 5 are 10 apart rather than mirrored; a later
 //! value below the base is a negative offset, no larger). An answer is
 //! then read between bucket middles as between Elasticsearch's
-//! centroids: on data without large gaps within 1% of the data's span
+//! centroids (`tdigest.rs`): on data without large gaps within 1% of the data's span
 //! of the exact answer (the tests' bound: 0.4% per bucket, twice after a
 //! merge of parts of other bases, plus interpolation); between clusters
 //! of values far apart the interpolation may differ more, as
@@ -37,6 +37,7 @@
 //! on the request's memory account.
 
 use super::sketch::LogHistogram;
+use super::sorting;
 use super::tdigest::{quantile, share};
 
 /// The values kept exactly before they go to the offsets' histogram.
@@ -195,11 +196,16 @@ impl SpanDigest {
     /// when no value was added.
     pub(crate) fn percentiles(&self, percents: &[f64]) -> Vec<Option<f64>> {
         let centroids = self.centroids(false);
+        let exact = self.offsets.is_none();
         percents
             .iter()
             .map(|&p| {
                 let c = centroids.as_ref()?;
-                Some(quantile(&c.list, c.min, c.max, p / 100.0) + c.shift)
+                Some(if exact {
+                    sorting::quantile(&c.list, p / 100.0)
+                } else {
+                    quantile(&c.list, c.min, c.max, p / 100.0) + c.shift
+                })
             })
             .collect()
     }
@@ -208,11 +214,19 @@ impl SpanDigest {
     /// in order; `None` each when no value was added, and for NaN.
     pub(crate) fn percent_ranks(&self, values: &[f64]) -> Vec<Option<f64>> {
         let centroids = self.centroids(true);
+        let exact = self.offsets.is_none();
         values
             .iter()
             .map(|&v| {
                 let c = centroids.as_ref().filter(|_| !v.is_nan())?;
-                Some(100.0 * share(&c.list, c.min, c.max, v - c.shift))
+                Some(
+                    100.0
+                        * if exact {
+                            sorting::share(&c.list, v)
+                        } else {
+                            share(&c.list, c.min, c.max, v - c.shift)
+                        },
+                )
             })
             .collect()
     }

@@ -26,22 +26,18 @@ fn few_dates_give_exact_percentiles_and_ranks() {
     let got = d.percentiles(&[0.0, 1.0, 25.0, 50.0, 75.0, 99.0, 100.0]);
     let want = [
         days[0],
-        days[0],
-        // Rank 1.25 of 5: a quarter of the way from the 1st's 0.5 ...
-        days[0] + 0.75 * (days[1] - days[0]),
+        // Index 0.04 of 0..4: 4% of the way from the 1st to the 3rd.
+        days[0] + 0.04 * (days[1] - days[0]),
+        days[1],
         days[2],
-        days[3] + 0.25 * (days[4] - days[3]),
-        days[4],
+        days[3],
+        days[3] + 0.96 * (days[4] - days[3]),
         days[4],
     ];
     assert_eq!(got, want.map(Some).to_vec());
-    // The 3rd ranks (1 + 0.5) / 5 ... spread as the numeric ranks are.
+    // The 10th ranks (2 below + half of itself) / 5.
     let ranks = d.percent_ranks(&[JAN1 - DAY, days[2], JAN1 + 365.0 * DAY, f64::NAN]);
-    assert_eq!(ranks[0], Some(0.0));
-    assert_eq!(ranks[2], Some(100.0));
-    assert_eq!(ranks[3], None);
-    let middle = ranks[1].unwrap();
-    assert!((40.0..60.0).contains(&middle), "{middle}");
+    assert_eq!(ranks, vec![Some(0.0), Some(50.0), Some(100.0), None]);
 }
 
 #[test]
@@ -117,19 +113,22 @@ fn values_below_the_base_still_count() {
 
 #[test]
 fn elasticsearchs_rest_test_numbers() {
-    // 180_percentiles_tdigest_metric and 420_percentile_ranks_tdigest_metric.
+    // percentiles_tdigest_metric ("Basic test", 8.9 on) and
+    // percentile_ranks_tdigest_metric.
     let d = digest(f64::NAN, &[151.0, 1.0, 101.0, 51.0]);
     let got = d.percentiles(&[1.0, 5.0, 25.0, 50.0, 75.0, 95.0, 99.0]);
-    let want = [1.0, 1.0, 26.0, 76.0, 126.0, 151.0, 151.0];
+    let want = [2.5, 8.5, 38.5, 76.0, 113.5, 143.5, 149.5];
     assert_eq!(got, want.map(Some).to_vec());
-    assert_eq!(d.percent_ranks(&[50.0, 99.0]), vec![Some(37.0), Some(61.5)]);
+    let ranks = d.percent_ranks(&[50.0, 100.0, 150.0, 200.0]);
+    assert_eq!(ranks, [25.0, 50.0, 75.0, 100.0].map(Some).to_vec());
     let three = digest(f64::NAN, &[51.0, 101.0, 151.0]);
     assert_eq!(
         three.percentiles(&[25.0, 75.0]),
-        vec![Some(63.5), Some(138.5)]
+        vec![Some(76.0), Some(126.0)]
     );
-    let r = three.percent_ranks(&[50.0])[0].unwrap();
-    assert!((r - 16.0).abs() < 1e-9, "{r}");
+    let r = three.percent_ranks(&[100.0, 150.0]);
+    assert!((r[0].unwrap() - 100.0 / 3.0).abs() < 1e-9, "{r:?}");
+    assert!((r[1].unwrap() - 200.0 / 3.0).abs() < 1e-9, "{r:?}");
     // One value repeated ranks none, half or all.
     let same = digest(f64::NAN, &[1.0; 4]);
     assert_eq!(

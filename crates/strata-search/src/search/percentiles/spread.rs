@@ -6,7 +6,7 @@
 //! digest, up to 20 times `compression` values: 2,000 at boxplot's
 //! default, 20,000 at median_absolute_deviation's) and reads quantile `q`
 //! of its `n` sorted values at index `q * (n - 1)`, interpolated linearly
-//! between the two values around it ([`exact_quantile`]): 2, 3, 5, 10
+//! between the two values around it (`sorting.rs`): 2, 3, 5, 10
 //! and 15 give 3, 5 and 10 at 25, 50 and 75 percent, and with 10000
 //! added 3.5, 7.5 and 13.75 (its REST test `analytics/boxplot.yml`).
 //! Strata's digest keeps 2,000 values exactly whatever the compression;
@@ -14,8 +14,6 @@
 //! `tdigest.rs` reads them, as Elasticsearch's merging digest is, so
 //! answers are approximate there (within about 1% of the data's span,
 //! see `span.rs`), as Elasticsearch's are past its exact values.
-//! (`percentiles` here reads few values at ranks `i + 0.5`, as the
-//! t-digest before 8.9 did: `tdigest.rs`.)
 //!
 //! - Boxplot whiskers (Elasticsearch's `InternalBoxplot.whiskers`): over
 //!   the ascending centroids (each exact value one), `lower` is the first
@@ -29,6 +27,7 @@
 //!   median of each centroid's distance from it (weighted by its count)
 //!   read the same way; 100, 200 and 300 give 100.
 
+use super::sorting;
 use super::span::{Held, SpanDigest};
 use super::tdigest::quantile;
 
@@ -112,7 +111,7 @@ pub(crate) fn median_absolute_deviation(digest: &SpanDigest) -> Option<f64> {
 /// The value at quantile `q` (0 to 1) of `held`.
 fn at(held: &Held, q: f64) -> f64 {
     if held.exact {
-        exact_quantile(&held.list, q)
+        sorting::quantile(&held.list, q)
     } else {
         quantile(&held.list, held.min, held.max, q)
     }
@@ -136,25 +135,6 @@ fn whiskers(held: &Held, q1: f64, q3: f64) -> (f64, f64) {
         None => held.max,
     };
     (lower, upper)
-}
-
-/// Elasticsearch's reading of sorted exact values (`Dist.quantile`):
-/// index `q * (n - 1)`, interpolated between the values around it, the
-/// ends for an index outside. `values` ascending, not empty.
-fn exact_quantile(values: &[(f64, u64)], q: f64) -> f64 {
-    let last = values.len() - 1;
-    let index = q * last as f64;
-    if index.is_nan() || index <= 0.0 {
-        return values[0].0;
-    }
-    if index >= last as f64 {
-        return values[last].0;
-    }
-    // 0 < index < last, so `low + 1` is within the values.
-    let low = index.floor() as usize;
-    let weight = index - low as f64;
-    let (a, b) = (values[low].0, values[low + 1].0);
-    a + weight * (b - a)
 }
 
 #[cfg(test)]

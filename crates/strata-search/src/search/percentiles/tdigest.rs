@@ -1,9 +1,12 @@
 //! How Elasticsearch's t-digest reads a value's percentile and a
 //! percentile's value from centroids: each centroid (a mean and a count)
 //! stands for its values. These functions read Strata's sketches the
-//! same way: a [`LogHistogram`](super::sketch::LogHistogram)'s buckets (at their
-//! middles) or the exact values of a [`SpanDigest`](super::SpanDigest),
-//! each its own centroid of count one.
+//! same way past their exact values: a
+//! [`LogHistogram`](super::sketch::LogHistogram)'s buckets (at their
+//! middles), or a digest's centroids for `boxplot` and
+//! `median_absolute_deviation`. (Exact values are read as plain sorted
+//! values, as Elasticsearch 8.9 and later read its sorting digest:
+//! `sorting.rs`.)
 //!
 //! - [`quantile`]: centroid `i` stands at rank `below_i + count_i / 2`
 //!   of the `total`, the smallest value at rank 0 and the largest at
@@ -12,13 +15,13 @@
 //!   sorted values at ranks `i + 0.5`: the smallest below `0.5 / n`, the
 //!   largest from `1 - 0.5 / n` up, so 1, 51, 101 and 151 give 1, 26, 76,
 //!   126 and 151 at 5, 25, 50, 75 and 95 percent, and 51, 101 and 151
-//!   give 63.5 at 25: Elasticsearch's answers in its REST tests
-//!   (`180_percentiles_tdigest_metric.yml`).
+//!   give 63.5 at 25 (the answers of Elasticsearch's t-digest before 8.9,
+//!   which read every value as a centroid).
 //! - [`share`]: a value's rank, each centroid's count spread evenly from
 //!   halfway to the previous centroid to halfway to the next (the outer
 //!   ones as wide on their open side as on the other): so 1, 51, 101
 //!   and 151 rank 50 at 37% and 99 at 61.5%, the three from 51 rank 50
-//!   at 16% (Elasticsearch's `420_percentile_ranks_tdigest_metric.yml`).
+//!   at 16% (likewise before 8.9).
 
 /// The value at quantile `q` (0 to 1) of `centroids` (ascending means,
 /// not empty, each count above zero) of values within `min..=max`.
@@ -95,7 +98,7 @@ mod tests {
     }
 
     #[test]
-    fn single_values_give_elasticsearchs_rest_test_percentiles() {
+    fn single_values_read_as_centroids() {
         let four = singles(&[1.0, 51.0, 101.0, 151.0]);
         let at = |q: f64| quantile(&four, 1.0, 151.0, q);
         let got = [0.0, 0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99, 1.0].map(at);

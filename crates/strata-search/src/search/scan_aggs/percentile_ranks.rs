@@ -5,9 +5,9 @@
 //! ([`SpanDigest`](crate::search::percentiles::SpanDigest): exact up to
 //! 2,000 values, then within 0.4% of each value's distance from the
 //! data's smallest; `field_values.rs` reads the field, its `format` and
-//! `missing`), and a rank is read from it as Elasticsearch 8's t-digest
-//! reads one (`percentiles/tdigest.rs`): 1, 51, 101 and 151 rank 50 at
-//! 37 and 99 at 61.5. Keyword and ip fields are refused in
+//! `missing`), and a rank is read from it as Elasticsearch 8.15's
+//! t-digest reads one (`percentiles/sorting.rs` for exact values, then
+//! `tdigest.rs`): 1, 51, 101 and 151 rank 50 at 25 and 100 at 50. Keyword and ip fields are refused in
 //! Elasticsearch's words.
 //!
 //! The reply is Elasticsearch 8's (`percent_values.rs`): `values` keyed
