@@ -59,6 +59,55 @@ impl TermBatch {
     }
 }
 
+/// A segment's ordinals of the buckets' terms, to their buckets: a table
+/// indexed by ordinal when the dictionary is small enough for one (the
+/// usual keyword: a binary search per document was most of the scan's
+/// time), else the pairs sorted by ordinal.
+enum OrdBuckets {
+    /// Per ordinal of the dictionary, its bucket or [`NO_BUCKET`].
+    Table(Vec<u32>),
+    /// `(ordinal, bucket)`, ascending.
+    Sorted(Vec<(u64, usize)>),
+}
+
+/// A table slot of a term without a bucket.
+const NO_BUCKET: u32 = u32::MAX;
+
+/// The largest dictionary given a table (256 KiB of slots per segment).
+const TABLE_TERMS: usize = 1 << 16;
+
+impl OrdBuckets {
+    /// The buckets of `ords` (`(ordinal, bucket)`) in a dictionary of
+    /// `terms` terms.
+    fn new(mut ords: Vec<(u64, usize)>, terms: usize) -> OrdBuckets {
+        let fits = |o: &(u64, usize)| o.0 < terms as u64 && o.1 < NO_BUCKET as usize;
+        if terms <= TABLE_TERMS && ords.iter().all(fits) {
+            let mut table = vec![NO_BUCKET; terms];
+            for (ord, bucket) in ords {
+                table[ord as usize] = bucket as u32;
+            }
+            return OrdBuckets::Table(table);
+        }
+        ords.sort_unstable();
+        OrdBuckets::Sorted(ords)
+    }
+
+    /// The bucket of `ord`, if its term has one.
+    #[inline]
+    fn bucket(&self, ord: u64) -> Option<usize> {
+        match self {
+            OrdBuckets::Table(table) => {
+                let b = *table.get(usize::try_from(ord).ok()?)?;
+                (b != NO_BUCKET).then_some(b as usize)
+            }
+            OrdBuckets::Sorted(pairs) => {
+                let at = pairs.binary_search_by_key(&ord, |o| o.0).ok()?;
+                Some(pairs[at].1)
+            }
+        }
+    }
+}
+
 /// The tantivy collector of a [`TermBatch`].
 pub(super) struct TermBatchCollector(pub Arc<TermBatch>);
 
@@ -67,9 +116,8 @@ pub(super) struct TermBatchSegment {
     batch: Arc<TermBatch>,
     /// `None`: the segment has no value of the field.
     column: Option<StrColumn>,
-    /// `(ordinal, bucket)` of the buckets' terms the segment has, by
-    /// ordinal.
-    ords: Vec<(u64, usize)>,
+    /// The bucket of each ordinal of the buckets' terms in the segment.
+    ords: OrdBuckets,
     /// One per metric.
     readers: Vec<Reader>,
     /// Scratch: the document's buckets, and one metric's values.
@@ -97,7 +145,9 @@ impl Collector for TermBatchCollector {
                 }
             }
         }
-        ords.sort_unstable();
+        let any = !ords.is_empty();
+        let terms = column.as_ref().map_or(0, |c| c.dictionary().num_terms());
+        let ords = OrdBuckets::new(ords, terms);
         let readers = batch
             .metrics
             .iter()
@@ -108,7 +158,7 @@ impl Collector for TermBatchCollector {
             .collect::<tantivy::Result<Vec<_>>>()?;
         Ok(TermBatchSegment {
             batch: Arc::clone(batch),
-            column: column.filter(|_| !ords.is_empty()),
+            column: column.filter(|_| any),
             ords,
             readers,
             hits: Vec::new(),
@@ -137,9 +187,7 @@ impl SegmentCollector for TermBatchSegment {
         };
         self.hits.clear();
         for ord in column.term_ords(doc) {
-            if let Ok(at) = self.ords.binary_search_by_key(&ord, |o| o.0) {
-                self.hits.push(self.ords[at].1);
-            }
+            self.hits.extend(self.ords.bucket(ord));
         }
         // A document's ordinals are distinct, and so are their buckets
         // (a `terms` result has each key once).
@@ -157,5 +205,31 @@ impl SegmentCollector for TermBatchSegment {
 
     fn harvest(self) -> Digests {
         self.acc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{OrdBuckets, TABLE_TERMS};
+
+    /// The table and the sorted pairs give each ordinal the same bucket.
+    #[test]
+    fn table_and_sorted_pairs_agree() {
+        let ords = vec![(7, 2), (0, 0), (300, 1), (299, 3)];
+        let table = OrdBuckets::new(ords.clone(), 301);
+        let sorted = OrdBuckets::new(ords, TABLE_TERMS + 1);
+        assert!(matches!(table, OrdBuckets::Table(_)));
+        assert!(matches!(sorted, OrdBuckets::Sorted(_)));
+        for ord in [0, 1, 6, 7, 8, 298, 299, 300, 301, 100_000, u64::MAX] {
+            assert_eq!(table.bucket(ord), sorted.bucket(ord), "{ord}");
+        }
+        assert_eq!(table.bucket(300), Some(1));
+        assert_eq!(table.bucket(1), None);
+        // An ordinal past the dictionary (never from the column) is kept
+        // out of a table rather than growing it.
+        assert!(matches!(
+            OrdBuckets::new(vec![(500, 0)], 10),
+            OrdBuckets::Sorted(_)
+        ));
     }
 }
