@@ -256,3 +256,50 @@ fn bad_requests_are_refused() {
         assert!(err.contains(text), "{err} lacks {text}");
     }
 }
+
+/// Below a bucket each parent bucket gets its own rounding, chosen from
+/// its own dates (Elasticsearch chooses per parent bucket): three dates
+/// within three hours get hourly buckets beside three a day apart, each as the
+/// same aggregation gives over the bucket's documents alone, with its
+/// sub-aggregation.
+#[test]
+fn below_a_bucket_each_parent_chooses_its_own_rounding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = [
+        json!({"date": "2020-04-01T00:00:00Z", "v": 1, "k": "hours"}),
+        json!({"date": "2020-04-01T01:00:00Z", "v": 2, "k": "hours"}),
+        json!({"date": "2020-04-01T03:00:00Z", "v": 3, "k": "hours"}),
+        json!({"date": "2020-05-01", "v": 4, "k": "days"}),
+        json!({"date": "2020-05-02", "v": 5, "k": "days"}),
+        json!({"date": "2020-05-03", "v": 6, "k": "days"}),
+    ];
+    let catalog = setup(tmp.path(), &extra);
+    let auto = json!({"auto_date_histogram": {"field": "date", "buckets": 5},
+                      "aggs": {"s": {"sum": {"field": "v"}}}});
+    let body = json!({"size": 0, "aggs": {"k": {"terms": {"field": "k"}, "aggs": {"a": auto}}}});
+    let out = common::search_logs(&catalog, &body)["aggregations"]["k"].take();
+    let by_key = |key: &str| {
+        let all = out["buckets"].as_array().unwrap();
+        all.iter().find(|b| b["key"] == key).unwrap()["a"].clone()
+    };
+    let (hours, days) = (by_key("hours"), by_key("days"));
+    assert_eq!(hours["interval"], "1h", "{out}");
+    // Two days in at most five buckets: hours in runs of twelve.
+    assert_eq!(days["interval"], "12h", "{out}");
+    assert_eq!(
+        buckets(&hours),
+        pairs(&[
+            ("2020-04-01T00:00:00.000Z", 1),
+            ("2020-04-01T01:00:00.000Z", 1),
+            ("2020-04-01T02:00:00.000Z", 0),
+            ("2020-04-01T03:00:00.000Z", 1),
+        ])
+    );
+    assert_eq!(days["buckets"][4]["s"]["value"], json!(6.0), "{out}");
+    // Each parent's result is the aggregation over its documents alone.
+    for key in ["hours", "days"] {
+        let alone = json!({"size": 0, "query": {"term": {"k": key}}, "aggs": {"a": auto}});
+        let want = common::search_logs(&catalog, &alone)["aggregations"]["a"].take();
+        assert_eq!(by_key(key), want, "{key}");
+    }
+}

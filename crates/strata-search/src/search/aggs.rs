@@ -171,6 +171,13 @@ fn translate_at<'n>(
             deferred_here.push(node.clone());
             continue;
         }
+        if node.kind == AggKind::AutoDateHistogram && depth > 1 {
+            // Elasticsearch chooses its rounding per parent bucket, from
+            // that bucket's dates: it runs per bucket as a top-level one
+            // over the bucket's documents.
+            deferred_here.push(node.clone());
+            continue;
+        }
         if let TypedParams::Rate(params) = &node.typed {
             let (shape, request) = rate::translate(name, params, mappings)?;
             if let Some(request) = request {

@@ -311,6 +311,13 @@ impl DateHistogram {
 /// The date fields whose `date_histogram`s (at any depth of `aggs`) and
 /// `auto_date_histogram`s need the data's bounds.
 pub fn bound_fields(aggs: &[AggNode], mappings: &Mappings, now: i64, out: &mut Vec<String>) {
+    auto_bound_fields(aggs, mappings, out);
+    date_bound_fields(aggs, mappings, now, out);
+}
+
+/// The fields of the top-level `auto_date_histogram`s of `aggs` (one
+/// below a bucket runs per bucket, with bounds of its own).
+fn auto_bound_fields(aggs: &[AggNode], mappings: &Mappings, out: &mut Vec<String>) {
     for node in aggs {
         if let TypedParams::AutoDateHistogram(params) = &node.typed {
             // Always, on a date field: its rounding is chosen from the
@@ -323,6 +330,13 @@ pub fn bound_fields(aggs: &[AggNode], mappings: &Mappings, now: i64, out: &mut V
                 out.push(params.field.clone());
             }
         }
+    }
+}
+
+/// The fields of `date_histogram`s at any depth of `aggs` computed as
+/// ranges.
+fn date_bound_fields(aggs: &[AggNode], mappings: &Mappings, now: i64, out: &mut Vec<String>) {
+    for node in aggs {
         if let TypedParams::DateHistogram(params) = &node.typed {
             // One whose dates do not resolve fails translation instead.
             let resolved = DateHistogram::resolve(params, mappings, now);
@@ -331,6 +345,6 @@ pub fn bound_fields(aggs: &[AggNode], mappings: &Mappings, now: i64, out: &mut V
                 out.push(field.clone());
             }
         }
-        bound_fields(&node.subs, mappings, now, out);
+        date_bound_fields(&node.subs, mappings, now, out);
     }
 }

@@ -7,14 +7,15 @@
 //! field's format). Scripts and any other key are refused, in
 //! Elasticsearch's words.
 //!
-//! It may only be a top-level aggregation here: Elasticsearch chooses the
-//! rounding per parent bucket, and Strata chooses it once from the
-//! query's bounds (`search::auto_date`).
+//! Its rounding is chosen from the dates of the documents it sees: at the
+//! top level the query's (`search::auto_date`); below a bucket each
+//! parent bucket's own, as Elasticsearch chooses it per parent bucket
+//! (there it runs once per bucket, `deferred`).
 
 use serde_json::{Map, Value};
 
 use super::source::{checked_field, object_of, unknown_key};
-use super::{AggKind, DateValue};
+use super::DateValue;
 use crate::error::{Result, SearchError};
 use crate::mapping::date::DateFormat;
 use crate::search::auto_date::{self, LEVELS};
@@ -39,18 +40,11 @@ pub struct AutoDateHistogramParams {
 }
 
 impl AutoDateHistogramParams {
-    /// The parameters `body` of the `auto_date_histogram` `name`, whose
-    /// parent is `parent` (`None`: at the top level).
-    pub fn parse(name: &str, body: &Value, parent: Option<AggKind>) -> Result<Self> {
+    /// The parameters `body` of the `auto_date_histogram` `name`.
+    pub fn parse(name: &str, body: &Value) -> Result<Self> {
         const KIND: &str = "auto_date_histogram";
         let params: &Map<String, Value> = object_of(KIND, name, body)?;
         checked_field(name, params)?;
-        if let Some(parent) = parent {
-            return Err(SearchError::illegal(format!(
-                "[{KIND}] aggregation [{name}] under a [{}] aggregation is not supported by this server (only at the top level)",
-                parent.name()
-            )));
-        }
         let bad = |k: &str, v: &Value| {
             SearchError::illegal(format!(
                 "[{KIND}] parameter [{k}] with value [{v}] of [{name}] is not supported"
@@ -203,11 +197,5 @@ mod tests {
             ),
         ];
         assert_refusals("a", "auto_date_histogram", &cases);
-        let nested = AggTree::parse(json!({"t": {"terms": {"field": "k"},
-            "aggs": {"a": {"auto_date_histogram": {"field": "ts"}}}}}));
-        assert!(nested
-            .unwrap_err()
-            .to_string()
-            .contains("only at the top level"));
     }
 }

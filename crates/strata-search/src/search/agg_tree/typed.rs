@@ -125,9 +125,9 @@ impl TypedParams {
             AggKind::DateHistogram => {
                 TypedParams::DateHistogram(DateHistogramParams::parse_body(name, params)?)
             }
-            AggKind::AutoDateHistogram => TypedParams::AutoDateHistogram(
-                AutoDateHistogramParams::parse(name, params, parent)?,
-            ),
+            AggKind::AutoDateHistogram => {
+                TypedParams::AutoDateHistogram(AutoDateHistogramParams::parse(name, params)?)
+            }
             AggKind::Composite => TypedParams::Composite(CompositeParams::parse(name, params)?),
             k if RangeParams::covers(k) => TypedParams::Range(RangeParams::parse(k, name, params)?),
             AggKind::IpRange => TypedParams::IpRange(IpRangeParams::parse(name, params)?),
