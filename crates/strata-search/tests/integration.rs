@@ -24,6 +24,8 @@ mod compat_multi_terms;
 mod compat_top_metrics;
 #[path = "concurrent_refresh.rs"]
 mod concurrent_refresh;
+#[path = "cumulative_cardinality.rs"]
+mod cumulative_cardinality;
 #[path = "date_percentiles.rs"]
 mod date_percentiles;
 #[path = "date_ranges.rs"]
@@ -68,6 +70,8 @@ mod multi_term;
 mod nested;
 #[path = "node_store.rs"]
 mod node_store;
+#[path = "normalize_pipeline.rs"]
+mod normalize_pipeline;
 #[path = "norms.rs"]
 mod norms;
 #[path = "numeric_percentiles.rs"]
@@ -96,6 +100,8 @@ mod sort_and_paging;
 mod sort_options;
 #[path = "spread_aggs.rs"]
 mod spread_aggs;
+#[path = "string_stats.rs"]
+mod string_stats;
 #[path = "text_queries.rs"]
 mod text_queries;
 #[path = "text_split.rs"]

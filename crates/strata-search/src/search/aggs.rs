@@ -316,6 +316,7 @@ fn translate_at<'n>(
                     | TypedParams::Pipeline(_)
                     | TypedParams::BucketScript(_)
                     | TypedParams::WeightedAvg(_)
+                    | TypedParams::StringStats(_)
                     | TypedParams::PercentileRanks(_)
                     | TypedParams::Spread(_)
                     | TypedParams::Rate(_)

@@ -12,14 +12,19 @@
 //! `percentiles` and `percentile_ranks` below a `terms`, `histogram`,
 //! `date_histogram` or `range` cost one scan for all its buckets instead
 //! (`bucket_batch`, with the search's [`BatchRunner`]).
+//!
+//! A histogram's `cumulative_cardinality` is written here too, before
+//! its other pipelines: it unions the buckets' distinct values, read
+//! bucket by bucket through the search's [`DistinctRunner`].
 
 use serde_json::{json, Value};
 
 use super::agg_shape::AggShape;
 use super::agg_tree::{AggKind, AggNode};
 use super::bucket_batch::{self, BucketBatch};
+use super::distinct_count::DistinctCount;
 use super::missing_bucket::FILTER_SUFFIX;
-use super::{agg_filters, geo_aggs, pipelines, rate};
+use super::{agg_filters, cumulative_cardinality, geo_aggs, pipelines, rate};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::format_millis;
 use crate::query::ParsedQuery;
@@ -33,6 +38,10 @@ pub type Runner<'a> = dyn Fn(&[BucketFilter], &AggNode) -> Result<Value> + 'a;
 /// aggregation, the results of the buckets in order.
 pub type BatchRunner<'a> =
     dyn Fn(&[BucketFilter], &BucketBatch, &[AggNode]) -> Result<Vec<Vec<Value>>> + 'a;
+
+/// The distinct values of a `cardinality` (as parsed) over the search
+/// query narrowed by the filters (for `cumulative_cardinality`).
+pub type DistinctRunner<'a> = dyn Fn(&[BucketFilter], &AggNode) -> Result<DistinctCount> + 'a;
 
 /// What selects a bucket's documents.
 #[derive(Debug, Clone)]
@@ -61,6 +70,9 @@ pub struct BucketScope<'a> {
     /// Batches of buckets' `percentiles` and `percentile_ranks`, when the
     /// search supplies it (else each bucket runs its own).
     batch: Option<&'a BatchRunner<'a>>,
+    /// Buckets' distinct values, when the search supplies it (else a
+    /// `cumulative_cardinality` is refused).
+    distinct: Option<&'a DistinctRunner<'a>>,
     chain: Vec<BucketFilter>,
 }
 
@@ -70,6 +82,7 @@ impl<'a> BucketScope<'a> {
         BucketScope {
             run,
             batch: None,
+            distinct: None,
             chain: Vec::new(),
         }
     }
@@ -79,6 +92,38 @@ impl<'a> BucketScope<'a> {
     pub fn with_batch(mut self, batch: &'a BatchRunner<'a>) -> BucketScope<'a> {
         self.batch = Some(batch);
         self
+    }
+
+    /// This scope, reading buckets' distinct values with `distinct`.
+    pub fn with_distinct(mut self, distinct: &'a DistinctRunner<'a>) -> BucketScope<'a> {
+        self.distinct = Some(distinct);
+        self
+    }
+
+    /// Writes the `cumulative_cardinality` pipelines of the histogram
+    /// `agg` (of `shape`) into its buckets.
+    fn cumulative(&mut self, shape: &AggShape, agg: &mut Value) -> Result<()> {
+        let Some(Value::Array(buckets)) = agg.get_mut("buckets") else {
+            return Ok(());
+        };
+        let (run, chain) = (self.distinct, &mut self.chain);
+        cumulative_cardinality::fill(
+            buckets,
+            &shape.pipelines,
+            &shape.deferred,
+            &mut |b, node| {
+                let (Some(run), Some(filter)) = (run, bucket_filter(shape, b)) else {
+                    return Err(SearchError::illegal(format!(
+                        "cumulative_cardinality under [{}] is not supported here by this server",
+                        shape.name
+                    )));
+                };
+                chain.push(BucketFilter::Built(filter));
+                let out = run(chain, node);
+                chain.pop();
+                out
+            },
+        )
     }
 
     /// Fills `buckets` (of `shape`, in the current bucket) with the
@@ -298,6 +343,9 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
                     }
                     let filter = bucket_filter(shape, bucket).map(BucketFilter::Built);
                     scope.in_bucket(shape, bucket, filter)?;
+                }
+                if matches!(shape.kind.as_str(), "date_histogram" | "histogram") {
+                    scope.cumulative(shape, agg)?;
                 }
                 pipelines::apply(agg, &shape.pipelines);
             }

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use super::agg_tree::{AggNode, AggTree, TypedParams};
 use super::bucket_batch::BucketBatch;
 use super::deferred::BucketFilter;
+use super::distinct_count::DistinctCount;
 use super::reentry::Reentry;
 use super::request::{SearchRequest, TrackTotalHits};
 use super::{bucket_limit, nested_aggs, scan_aggs, top_hits, top_metrics};
@@ -74,6 +75,25 @@ pub(super) fn run_deferred(
     };
     let mut out = reentry.pass(indices, &pass)?.body;
     Ok(out["aggregations"][name].take())
+}
+
+/// The distinct values of the `cardinality` `node` over the search query
+/// narrowed by `filters` (a `cumulative_cardinality`'s bucket).
+pub(super) fn run_distinct(
+    reentry: Reentry,
+    indices: &[Arc<SearchIndex>],
+    req: &SearchRequest,
+    filters: &[BucketFilter],
+    node: &AggNode,
+) -> Result<DistinctCount> {
+    let query = req.query.filtered(&bucket_filters(filters)?);
+    let env = scan_aggs::ScanEnv {
+        search: reentry.search,
+        indices,
+        req,
+        query: &query,
+    };
+    scan_aggs::distinct(&env, node)
 }
 
 /// The deferred `nodes` (each `bucket_batch::batched`) in every bucket

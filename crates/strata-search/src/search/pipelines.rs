@@ -7,6 +7,11 @@
 //! - `cumulative_sum` (same parents): the running total.
 //! - `serial_diff` (same parents): each bucket's value minus the value
 //!   `lag` buckets before, where both exist.
+//! - `normalize` (same parents): each bucket's value rescaled against
+//!   all the buckets' values by its `method` (`search::normalize`).
+//! - `cumulative_cardinality` (same parents): written before these by
+//!   `deferred`, which reads the buckets' distinct values
+//!   (`search::cumulative_cardinality`).
 //! - `bucket_sort` (any multi-bucket parent): sorts by `sort` paths, then
 //!   keeps `size` buckets from `from`.
 //!
@@ -23,7 +28,8 @@ use std::cmp::Ordering;
 
 use serde_json::{json, Value};
 
-use super::agg_tree::{AggNode, GapPolicy, PipelineParams, SortKey, TypedParams};
+use super::agg_tree::{AggNode, GapPolicy, NormalizeMethod, PipelineParams, SortKey, TypedParams};
+use super::decimal_format::DecimalFormat;
 
 /// Takes the pipeline aggregations out of the sub-aggregations `subs` of
 /// an aggregation; returns the other sub-aggregations and the pipelines
@@ -155,6 +161,14 @@ pub fn apply(agg: &mut Value, children: &[(String, PipelineParams)]) {
                 gap_policy,
                 lag,
             } => serial_diff(buckets, name, buckets_path, *gap_policy, *lag),
+            PipelineParams::Normalize {
+                buckets_path,
+                method,
+                format,
+            } => normalize(buckets, name, buckets_path, *method, format.as_deref()),
+            // Filled before (`cumulative_cardinality`): it needs the
+            // buckets' distinct values, not their results.
+            PipelineParams::CumulativeCardinality { .. } => {}
             PipelineParams::BucketSort {
                 sort,
                 from,
@@ -162,6 +176,33 @@ pub fn apply(agg: &mut Value, children: &[(String, PipelineParams)]) {
                 gap_policy,
             } => bucket_sort(buckets, sort, *from, *size, *gap_policy),
         }
+    }
+}
+
+/// `normalize` `name` over `buckets`: every bucket gets a value, `null`
+/// for a gap (skipped, as Elasticsearch's `NormalizePipelineAggregator`
+/// reads values) or a non-finite result; `value_as_string` in `format`
+/// beside a finite one.
+fn normalize(
+    buckets: &mut [Value],
+    name: &str,
+    path: &str,
+    method: NormalizeMethod,
+    format: Option<&str>,
+) {
+    let values: Vec<Option<f64>> = buckets
+        .iter()
+        .map(|b| resolve(b, path, GapPolicy::Skip))
+        .collect();
+    // The pattern was checked when the request was parsed.
+    let format = format.and_then(|f| DecimalFormat::parse(f).ok());
+    for (b, v) in buckets.iter_mut().zip(method.apply(&values)) {
+        let v = v.filter(|v| v.is_finite());
+        let mut out = json!({ "value": v });
+        if let (Some(v), Some(f)) = (v, &format) {
+            out["value_as_string"] = json!(f.format(v));
+        }
+        b[name] = out;
     }
 }
 

@@ -33,6 +33,8 @@ pub enum AggKind {
     Cardinality,
     /// `weighted_avg`.
     WeightedAvg,
+    /// `string_stats`.
+    StringStats,
     /// `terms`.
     Terms,
     /// `multi_terms`.
@@ -87,6 +89,10 @@ pub enum AggKind {
     SerialDiff,
     /// `moving_fn`.
     MovingFn,
+    /// `normalize`.
+    Normalize,
+    /// `cumulative_cardinality`.
+    CumulativeCardinality,
     /// `bucket_sort`.
     BucketSort,
     /// `bucket_script`.
@@ -128,6 +134,7 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::Rate, "rate"),
     (AggKind::Cardinality, "cardinality"),
     (AggKind::WeightedAvg, "weighted_avg"),
+    (AggKind::StringStats, "string_stats"),
     (AggKind::Terms, "terms"),
     (AggKind::MultiTerms, "multi_terms"),
     (AggKind::RareTerms, "rare_terms"),
@@ -155,6 +162,8 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::CumulativeSum, "cumulative_sum"),
     (AggKind::SerialDiff, "serial_diff"),
     (AggKind::MovingFn, "moving_fn"),
+    (AggKind::Normalize, "normalize"),
+    (AggKind::CumulativeCardinality, "cumulative_cardinality"),
     (AggKind::BucketSort, "bucket_sort"),
     (AggKind::BucketScript, "bucket_script"),
     (AggKind::BucketSelector, "bucket_selector"),
@@ -194,6 +203,7 @@ impl AggKind {
                 | Rate
                 | Cardinality
                 | WeightedAvg
+                | StringStats
                 | TopHits
                 | TopMetrics
                 | GeoCentroid
@@ -202,6 +212,8 @@ impl AggKind {
                 | CumulativeSum
                 | SerialDiff
                 | MovingFn
+                | Normalize
+                | CumulativeCardinality
                 | BucketSort
                 | BucketScript
                 | BucketSelector

@@ -64,6 +64,7 @@
 //! keeps the JSON only for the tree's own JSON and tantivy's request.
 
 mod auto_date_histogram;
+mod bucket_paths;
 mod bucket_script;
 mod cardinality;
 mod composite;
@@ -90,6 +91,7 @@ mod sibling;
 mod significant_terms;
 mod source;
 mod spread;
+mod string_stats;
 mod term_values;
 mod terms;
 mod top_hits;
@@ -119,7 +121,7 @@ pub use self::nested::NestedParams;
 pub use self::percentile_ranks::PercentileRanksParams;
 pub use self::percentiles::PercentilesParams;
 pub(crate) use self::pipeline::check_parent;
-pub use self::pipeline::{GapPolicy, PipelineParams, SortKey};
+pub use self::pipeline::{GapPolicy, NormalizeMethod, PipelineParams, SortKey};
 pub use self::range::{RangeEdge, RangeParams};
 pub use self::rare_terms::RareTermsParams;
 pub use self::rate::{RateDivisor, RateMode, RateParams};
@@ -127,6 +129,7 @@ pub use self::sibling::{SiblingKind, SiblingParams};
 pub use self::significant_terms::{Heuristic, SignificantTermsParams};
 pub use self::source::MissingValue;
 pub use self::spread::{SpreadKind, SpreadParams};
+pub use self::string_stats::StringStatsParams;
 pub use self::term_values::TermValues;
 pub use self::terms::TermsParams;
 pub use self::top_hits::TopHitsParams;
@@ -215,12 +218,19 @@ fn parse_level(aggs: &Value, depth: usize, parent: Option<AggKind>) -> Result<Ve
     let obj = aggs
         .as_object()
         .ok_or_else(|| SearchError::parsing("[aggs] must be an object"))?;
-    obj.iter()
+    let nodes = obj
+        .iter()
         .map(|(name, body)| {
             AggNode::parse(name, body, depth, parent)
                 .map_err(|e| e.in_query(QueryStep::Key(name.clone())))
         })
-        .collect()
+        .collect::<Result<Vec<AggNode>>>()?;
+    let level: Vec<_> = nodes
+        .iter()
+        .map(|n| (n.name.as_str(), n.kind, &n.typed))
+        .collect();
+    bucket_paths::check(&level)?;
+    Ok(nodes)
 }
 
 impl AggNode {

@@ -1,6 +1,6 @@
 //! [`PipelineParams`]: the parameters of the parent pipeline aggregations
 //! `search::pipelines` computes (`derivative`, `cumulative_sum`,
-//! `serial_diff`, `bucket_sort`), typed when the request is parsed. The parent's kind is
+//! `serial_diff`, `bucket_sort`, `normalize`, `cumulative_cardinality`), typed when the request is parsed. The parent's kind is
 //! known then, so a pipeline in the wrong place is refused at parse, in
 //! Elasticsearch's words. The checks run in the order translation ran
 //! them before (keys, `format`, `gap_policy`, parent, then each kind's
@@ -13,6 +13,8 @@ use serde_json::{Map, Value};
 use super::AggKind;
 use crate::error::{Result, SearchError};
 use crate::search::calendar::CalendarUnit;
+use crate::search::decimal_format::DecimalFormat;
+pub use crate::search::normalize::NormalizeMethod;
 
 /// What a gap (missing value, empty bucket) counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +62,23 @@ pub enum PipelineParams {
         /// Buckets back, at least 1.
         lag: usize,
     },
+    /// `normalize`: each bucket's value rescaled against all the buckets'.
+    Normalize {
+        /// The value's path in a bucket.
+        buckets_path: String,
+        /// How it is rescaled.
+        method: NormalizeMethod,
+        /// A `DecimalFormat` pattern for `value_as_string` (checked at parse).
+        format: Option<String>,
+    },
+    /// `cumulative_cardinality`: the distinct values of a `cardinality`
+    /// sub-aggregation's field in this bucket and all before it.
+    CumulativeCardinality {
+        /// The `cardinality` sibling's name.
+        buckets_path: String,
+        /// A `DecimalFormat` pattern for `value_as_string` (checked at parse).
+        format: Option<String>,
+    },
     /// `bucket_sort`: sorts by `sort`, then keeps `size` buckets from `from`.
     BucketSort {
         /// The keys, most significant first (none: the order stays).
@@ -82,6 +101,8 @@ impl PipelineParams {
                 | AggKind::CumulativeSum
                 | AggKind::SerialDiff
                 | AggKind::BucketSort
+                | AggKind::Normalize
+                | AggKind::CumulativeCardinality
         )
     }
 
@@ -101,6 +122,7 @@ impl PipelineParams {
             AggKind::BucketSort => &["sort", "from", "size", "gap_policy"],
             AggKind::Derivative => &["buckets_path", "gap_policy", "format", "unit"],
             AggKind::SerialDiff => &["buckets_path", "gap_policy", "format", "lag"],
+            AggKind::Normalize => &["buckets_path", "method", "format"],
             _ => &["buckets_path", "format"],
         };
         if let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
@@ -108,13 +130,29 @@ impl PipelineParams {
                 "[{kind_name}] unknown field [{k}] in aggregation [{name}]"
             )));
         }
-        if obj.get("format").is_some_and(|f| !f.is_null()) {
+        let format = match obj.get("format") {
+            Some(Value::String(f))
+                if matches!(kind, AggKind::Normalize | AggKind::CumulativeCardinality) =>
+            {
+                DecimalFormat::parse(f)?;
+                Some(f.clone())
+            }
+            _ => None,
+        };
+        if format.is_none() && obj.get("format").is_some_and(|f| !f.is_null()) {
             return Err(SearchError::illegal(format!(
                 "[format] of [{kind_name}] aggregation [{name}] is not supported"
             )));
         }
         let gap_policy = gap_policy(name, obj)?;
         check_parent(kind, name, parent)?;
+        if kind == AggKind::CumulativeCardinality && parent == Some(AggKind::AutoDateHistogram) {
+            // Its buckets are merged after the pass, where the per-bucket
+            // distinct values this needs are not kept.
+            return Err(SearchError::illegal(format!(
+                "cumulative_cardinality aggregation [{name}] under an auto_date_histogram is not supported by this server"
+            )));
+        }
         Ok(match kind {
             AggKind::BucketSort => PipelineParams::BucketSort {
                 sort: sort_keys(name, obj)?,
@@ -131,6 +169,27 @@ impl PipelineParams {
                 buckets_path: buckets_path(name, obj)?,
                 gap_policy,
                 lag: lag(name, obj)?,
+            },
+            AggKind::Normalize => PipelineParams::Normalize {
+                buckets_path: buckets_path(name, obj)?,
+                method: match obj.get("method") {
+                    Some(Value::String(m)) => NormalizeMethod::parse(name, m)?,
+                    Some(other) => {
+                        return Err(SearchError::parsing(format!(
+                            "[method] of [{name}] must be a string, got [{other}]"
+                        )))
+                    }
+                    None => {
+                        return Err(SearchError::parsing(format!(
+                            "Required parameter [method] missing in [{name}]"
+                        )))
+                    }
+                },
+                format,
+            },
+            AggKind::CumulativeCardinality => PipelineParams::CumulativeCardinality {
+                buckets_path: buckets_path(name, obj)?,
+                format,
             },
             _ => PipelineParams::CumulativeSum {
                 buckets_path: buckets_path(name, obj)?,

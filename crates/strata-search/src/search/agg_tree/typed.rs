@@ -10,8 +10,8 @@ use super::{
     GeoGridParams, GridSystem, HistogramParams, IpRangeParams, MetricParams, MissingParams,
     MovingFnParams, MultiTermsParams, NestedParams, PercentileRanksParams, PercentilesParams,
     PipelineParams, RangeParams, RareTermsParams, RateParams, SiblingParams,
-    SignificantTermsParams, SpreadKind, SpreadParams, TermsParams, TopHitsParams, TopMetricsParams,
-    WeightedAvgParams,
+    SignificantTermsParams, SpreadKind, SpreadParams, StringStatsParams, TermsParams,
+    TopHitsParams, TopMetricsParams, WeightedAvgParams,
 };
 use crate::error::{Result, SearchError};
 
@@ -42,12 +42,15 @@ pub enum TypedParams {
     DateHistogram(DateHistogramParams),
     /// `auto_date_histogram`.
     AutoDateHistogram(AutoDateHistogramParams),
-    /// `derivative`, `cumulative_sum`, `bucket_sort`.
+    /// `derivative`, `cumulative_sum`, `serial_diff`, `normalize`,
+    /// `cumulative_cardinality`, `bucket_sort`.
     Pipeline(PipelineParams),
     /// `bucket_script`, `bucket_selector`.
     BucketScript(BucketScriptParams),
     /// `weighted_avg`.
     WeightedAvg(WeightedAvgParams),
+    /// `string_stats`.
+    StringStats(StringStatsParams),
     /// `rare_terms`.
     RareTerms(RareTermsParams),
     /// `significant_terms`.
@@ -117,6 +120,9 @@ impl TypedParams {
             AggKind::Histogram => TypedParams::Histogram(HistogramParams::parse(name, params)?),
             AggKind::WeightedAvg => {
                 TypedParams::WeightedAvg(WeightedAvgParams::parse(name, params)?)
+            }
+            AggKind::StringStats => {
+                TypedParams::StringStats(StringStatsParams::parse(name, params)?)
             }
             AggKind::RareTerms => TypedParams::RareTerms(RareTermsParams::parse(name, params)?),
             AggKind::SignificantTerms => {
@@ -197,6 +203,7 @@ impl TypedParams {
             TypedParams::PercentileRanks(p) => Some(&p.field),
             TypedParams::Spread(s) => Some(&s.field),
             TypedParams::Cardinality(c) => Some(&c.field),
+            TypedParams::StringStats(s) => Some(&s.field),
             TypedParams::Rate(r) => r.field.as_deref(),
             TypedParams::Terms(t) => Some(t.field()),
             TypedParams::Histogram(h) => Some(h.field()),

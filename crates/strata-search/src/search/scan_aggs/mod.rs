@@ -5,6 +5,7 @@
 //!
 //! - `cardinality` other than the top-level keyword one `distinct_terms`
 //!   computes: exact up to `precision_threshold`, then HyperLogLog.
+//! - `string_stats` of keyword fields (`string_stats`);
 //! - `weighted_avg`; `rare_terms`; `significant_terms` (JLH or percentage
 //!   score against the whole index or a `background_filter`);
 //! - `composite` (`terms`, `histogram`, `date_histogram` sources, `after`
@@ -38,6 +39,7 @@ mod percentile_ranks;
 mod percentiles;
 mod range_grid;
 mod spread;
+mod string_stats;
 mod term_batch;
 mod terms_scans;
 pub mod values;
@@ -53,10 +55,12 @@ use crate::mapping::Mappings;
 use crate::search::agg_tree::{
     AggNode, AggTree, CardinalityParams, PercentilesParams, TypedParams,
 };
+use crate::search::distinct_count::DistinctCount;
 
 /// The aggregation types computed here.
 pub const KINDS: &[&str] = &[
     "weighted_avg",
+    "string_stats",
     "rare_terms",
     "significant_terms",
     "composite",
@@ -125,6 +129,12 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
             }
             _ => Err(unparsed(name, kind)),
         },
+        "string_stats" => match &node.typed {
+            TypedParams::StringStats(s) => {
+                string_stats::StringStats::new(name, s, mappings).map(|_| ())
+            }
+            _ => Err(unparsed(name, kind)),
+        },
         "rare_terms" => match &node.typed {
             TypedParams::RareTerms(r) => terms_scans::RareTerms::new(name, r, mappings).map(|_| ()),
             _ => Err(unparsed(name, kind)),
@@ -167,6 +177,21 @@ pub fn validate(node: &AggNode, mappings: &Mappings) -> Result<()> {
     }
 }
 
+/// The distinct values the `cardinality` `node` counts over `env`'s
+/// query (for `cumulative_cardinality`, which unions buckets' values).
+pub fn distinct(env: &ScanEnv<'_>, node: &AggNode) -> Result<DistinctCount> {
+    match &node.typed {
+        TypedParams::Cardinality(c) => {
+            let mappings = env.mappings();
+            env.scan(
+                env.query,
+                cardinality::Cardinality::new(&node.name, c, &mappings)?,
+            )
+        }
+        _ => Err(unparsed(&node.name, node.kind.name())),
+    }
+}
+
 /// Runs the scanned aggregation `node` (with its sub-aggregations, as
 /// parsed) over `env`'s query.
 pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
@@ -184,6 +209,12 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
         "weighted_avg" => match &node.typed {
             TypedParams::WeightedAvg(w) => {
                 weighted_avg::WeightedAvg::new(name, w, &mappings)?.run(env)
+            }
+            _ => Err(unparsed(name, kind)),
+        },
+        "string_stats" => match &node.typed {
+            TypedParams::StringStats(s) => {
+                string_stats::StringStats::new(name, s, &mappings)?.run(env, name)
             }
             _ => Err(unparsed(name, kind)),
         },
@@ -233,7 +264,7 @@ pub fn run(env: &ScanEnv<'_>, node: &AggNode) -> Result<Value> {
     }
 }
 
-/// A typed kind (`cardinality`, `weighted_avg`, `rare_terms`,
+/// A typed kind (`cardinality`, `weighted_avg`, `string_stats`, `rare_terms`,
 /// `significant_terms`, `composite`, `percentile_ranks`, `percentiles`,
 /// `boxplot`, `median_absolute_deviation`, `multi_terms`) whose node
 /// carries no typed parameters: the tree's parse types every one, so

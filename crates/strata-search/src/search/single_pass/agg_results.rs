@@ -60,7 +60,12 @@ pub(super) fn fill(
     let batch = |filters: &[deferred::BucketFilter], batch: &_, nodes: &[AggNode]| {
         passes::run_batch(reentry, indices, req, filters, batch, nodes)
     };
-    let mut scope = deferred::BucketScope::new(&runner).with_batch(&batch);
+    let distinct = |filters: &[deferred::BucketFilter], node: &AggNode| {
+        passes::run_distinct(reentry, indices, req, filters, node)
+    };
+    let mut scope = deferred::BucketScope::new(&runner)
+        .with_batch(&batch)
+        .with_distinct(&distinct);
     let digests = crate::search::own_aggs::digest_bytes(&parts.own_part);
     req.memory.reserve(digests, "<agg [percentiles]>")?;
     if let Some(agg_req) = parts.request {
