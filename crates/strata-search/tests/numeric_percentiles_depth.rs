@@ -312,3 +312,72 @@ fn keyword_terms_batch_matches_the_model() {
         }
     }
 }
+
+/// Below a number field's buckets the batch reads columns as numbers:
+/// by blocks where every column has one value per document, else
+/// document by document. Segments of both kinds here (bucket values and
+/// metric values missing from some documents, several in others),
+/// `histogram` and `range`, against the model; a document
+/// counts once in each bucket it falls in, `missing` for one without a
+/// metric value.
+#[test]
+fn number_field_batch_matches_the_model() {
+    let mut rows: Vec<(Vec<i64>, Vec<f64>)> = Vec::new();
+    for i in 0..180i64 {
+        // The first 90 documents: one value each (dense segments).
+        let dense = i < 90;
+        let buckets = match i % 9 {
+            0 if !dense => vec![],
+            1 if !dense => vec![i % 40, (i + 3) % 40],
+            _ => vec![i % 40],
+        };
+        let metric = match i % 7 {
+            0 if !dense => vec![],
+            1 if !dense => vec![(i * 3 % 50) as f64, -1.0],
+            _ => vec![(i * 13 % 97) as f64 - 20.0],
+        };
+        rows.push((buckets, metric));
+    }
+    let docs: Vec<Value> = rows
+        .iter()
+        .map(|(b, m)| json!({"int_field": b, "n": m}))
+        .collect();
+    let (_tmp, catalog) = index(&docs, 30);
+    let p = json!({"p": {"percentiles": {"field": "n", "percents": [10, 50, 90], "missing": 500}}});
+    let out = aggs(
+        &catalog,
+        all(),
+        json!({"h": {"histogram": {"field": "int_field", "interval": 10}, "aggs": p},
+               "r": {"range": {"field": "int_field",
+                               "ranges": [{"to": 15}, {"from": 15, "to": 30}, {"from": 30}]},
+                     "aggs": p}}),
+    );
+    let in_bucket = |low: f64, high: f64| -> Vec<f64> {
+        rows.iter()
+            .filter(|(b, _)| b.iter().any(|&v| low <= v as f64 && (v as f64) < high))
+            .flat_map(|(_, m)| if m.is_empty() { vec![500.0] } else { m.clone() })
+            .collect()
+    };
+    for bucket in out["h"]["buckets"].as_array().unwrap() {
+        let low = bucket["key"].as_f64().unwrap();
+        check(
+            bucket,
+            &in_bucket(low, low + 10.0),
+            &format!("histogram {low}"),
+        );
+    }
+    let ranges = [
+        (f64::NEG_INFINITY, 15.0),
+        (15.0, 30.0),
+        (30.0, f64::INFINITY),
+    ];
+    let got = out["r"]["buckets"].as_array().unwrap();
+    assert_eq!(got.len(), 3, "{out}");
+    for (bucket, (low, high)) in got.iter().zip(ranges) {
+        check(
+            bucket,
+            &in_bucket(low, high),
+            &format!("range {low}..{high}"),
+        );
+    }
+}

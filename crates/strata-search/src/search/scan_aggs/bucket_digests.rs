@@ -12,19 +12,19 @@
 //! reserved on the search's account (buckets times metrics digests, each
 //! at most 16 KiB of exact values, then its histogram).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::bucket_matcher::Matcher;
 use super::env::ScanEnv;
 use super::field_values::FieldMetric;
+use super::number_batch::{NumberBatch, NumberBatchCollector};
 use super::percentile_ranks::PercentileRanks;
 use super::percentiles::Percentiles;
-use super::range_grid::RangeGrid;
 use super::spread::Spread;
 use super::term_batch::{empty_digests, merge_digests, Digests, TermBatch, TermBatchCollector};
-use super::values::{Key, Num, Scan, ValueKind};
+use super::values::{Key, Scan, ValueKind};
 use crate::error::{Result, SearchError};
 use crate::search::agg_tree::{AggNode, TypedParams};
 use crate::search::bucket_batch::{BucketBatch, BucketKey};
@@ -82,11 +82,21 @@ pub fn run_batch(
         .collect::<Result<Vec<_>>>()?;
     let kind = ValueKind::of(&mappings, &batch.field, "terms")?.unwrap_or(ValueKind::Double);
     let metrics: Vec<FieldMetric> = digested.iter().map(|d| d.metric().clone()).collect();
+    let batch_len = batch.keys.len();
     let digests = match keyword_terms(kind, &batch.keys) {
         Some(terms) => {
             let terms = Arc::new(TermBatch::new(&batch.field, terms, metrics));
             let mut out = empty_digests(digested.len(), batch.keys.len());
             let parts = env.collect(env.query, || TermBatchCollector(Arc::clone(&terms)))?;
+            parts.into_iter().for_each(|p| merge_digests(&mut out, p));
+            out
+        }
+        None if numbers(kind, &batch.keys, &metrics) => {
+            let matcher = Matcher::new(&batch.keys);
+            let batch = NumberBatch::new(&batch.field, matcher, batch.keys.len(), metrics);
+            let batch = Arc::new(batch);
+            let mut out = empty_digests(digested.len(), batch_len);
+            let parts = env.collect(env.query, || NumberBatchCollector(Arc::clone(&batch)))?;
             parts.into_iter().for_each(|p| merge_digests(&mut out, p));
             out
         }
@@ -109,6 +119,15 @@ pub fn run_batch(
         .collect())
 }
 
+/// Whether the buckets are numbers or ranges of a number or date field
+/// and every metric reads numbers: the batch then reads columns as
+/// numbers (`number_batch`).
+fn numbers(kind: ValueKind, keys: &[BucketKey], metrics: &[FieldMetric]) -> bool {
+    matches!(kind, ValueKind::Long | ValueKind::Double | ValueKind::Date)
+        && keys.iter().all(|k| !matches!(k, BucketKey::Text(_)))
+        && metrics.iter().all(FieldMetric::reads_numbers)
+}
+
 /// The terms of a keyword field's buckets, when every key is one (a
 /// `terms`): its batch then finds buckets by term ordinals.
 fn keyword_terms(kind: ValueKind, keys: &[BucketKey]) -> Option<Vec<String>> {
@@ -121,84 +140,6 @@ fn keyword_terms(kind: ValueKind, keys: &[BucketKey]) -> Option<Vec<String>> {
             _ => None,
         })
         .collect()
-}
-
-/// Finds a value's buckets.
-struct Matcher {
-    /// Terms and numbers, to their bucket.
-    values: HashMap<Key, usize>,
-    /// `(low, high, bucket)`, ascending by `low`.
-    ranges: Vec<(f64, f64, usize)>,
-    /// The ranges do not overlap (a histogram's): found by a binary
-    /// search rather than each tried.
-    disjoint: bool,
-    /// Disjoint ranges on one grid (a histogram's): found by arithmetic.
-    grid: Option<RangeGrid>,
-}
-
-impl Matcher {
-    fn new(keys: &[BucketKey]) -> Matcher {
-        let (mut values, mut ranges) = (HashMap::new(), Vec::new());
-        for (i, key) in keys.iter().enumerate() {
-            match key {
-                BucketKey::Text(s) => {
-                    values.insert(Key::Str(s.as_str().into()), i);
-                }
-                BucketKey::Number(n) => {
-                    values.insert(Key::Num(Num(*n)), i);
-                }
-                BucketKey::Range(low, high) => ranges.push((*low, *high, i)),
-            }
-        }
-        ranges.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let disjoint = ranges.windows(2).all(|w| w[0].1 <= w[1].0);
-        let grid = disjoint.then(|| RangeGrid::new(&ranges)).flatten();
-        Matcher {
-            values,
-            ranges,
-            disjoint,
-            grid,
-        }
-    }
-
-    /// The one bucket of `value` (ranges `disjoint`: terms and
-    /// histograms select at most one bucket per value).
-    #[inline]
-    fn bucket_of(&self, value: &Key) -> Option<usize> {
-        if let Some(&i) = self.values.get(value) {
-            return Some(i);
-        }
-        let x = value.num().filter(|_| !self.ranges.is_empty())?;
-        self.disjoint_range_of(x)
-    }
-
-    /// The bucket of the range holding `x`, the ranges `disjoint`.
-    #[inline]
-    fn disjoint_range_of(&self, x: f64) -> Option<usize> {
-        if let Some(grid) = &self.grid {
-            return grid.find(x, &self.ranges).map(|at| self.ranges[at].2);
-        }
-        let at = self.ranges.partition_point(|r| r.0 <= x).checked_sub(1)?;
-        let &(_, high, i) = self.ranges.get(at)?;
-        (x < high).then_some(i)
-    }
-
-    /// Adds the buckets of `value` to `out`.
-    #[inline]
-    fn buckets_of(&self, value: &Key, out: &mut Vec<usize>) {
-        if let Some(&i) = self.values.get(value) {
-            out.push(i);
-        }
-        let Some(x) = value.num().filter(|_| !self.ranges.is_empty()) else {
-            return;
-        };
-        if self.disjoint {
-            out.extend(self.disjoint_range_of(x));
-        } else {
-            let inside = self.ranges.iter().filter(|r| r.0 <= x && x < r.1);
-            out.extend(inside.map(|r| r.2));
-        }
-    }
 }
 
 /// The scan: per (metric, bucket) a digest.

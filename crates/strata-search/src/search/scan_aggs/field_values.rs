@@ -153,6 +153,27 @@ impl FieldMetric {
             .for_each(|v| digest.add(v));
     }
 
+    /// [`FieldMetric::add`] for values read as numbers.
+    #[inline]
+    pub(crate) fn add_nums(&self, values: &[f64], digest: &mut SpanDigest) {
+        if values.is_empty() {
+            if let Some(m) = self.missing {
+                digest.add(m);
+            }
+            return;
+        }
+        values.iter().for_each(|&v| digest.add(v));
+    }
+
+    /// Whether its values read as numbers from a numeric column (a
+    /// number or date field, or an unmapped one); a boolean's do not.
+    pub(crate) fn reads_numbers(&self) -> bool {
+        matches!(
+            self.kind,
+            None | Some(ValueKind::Long | ValueKind::Double | ValueKind::Date)
+        )
+    }
+
     /// The values of the documents matching `env`'s query (`missing` for
     /// each without one), for the aggregation `name`; what the digest
     /// holds is reserved on the search's memory account.

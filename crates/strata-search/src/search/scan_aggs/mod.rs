@@ -17,8 +17,9 @@
 //!   top-level numeric `percentiles` is left to the pass's collector.
 //!   Below the buckets of a `terms`, `histogram`, `date_histogram` or
 //!   `range`, one scan fills them for every bucket (`bucket_digests`; a
-//!   keyword `terms`' by term ordinals, `term_batch`; a `histogram`'s by
-//!   arithmetic, `range_grid`).
+//!   keyword `terms`' by term ordinals, `term_batch`; a number field's
+//!   by blocks of column values, `number_batch`, a `histogram`'s buckets
+//!   found by arithmetic, `range_grid`).
 //! - `boxplot` and `median_absolute_deviation` of numeric fields, at any
 //!   depth, on the same digest read as Elasticsearch 8.15 reads its
 //!   t-digest for them (`spread`), batched below buckets alike.
@@ -29,11 +30,13 @@
 //! ([`MAX_DISTINCT`]), composite keeps the page it returns.
 
 mod bucket_digests;
+mod bucket_matcher;
 mod cardinality;
 mod composite;
 mod env;
 mod field_values;
 mod multi_terms;
+mod number_batch;
 mod percent_values;
 mod percentile_ranks;
 mod percentiles;
