@@ -78,9 +78,15 @@ fn background_checkpoints_are_paced_to_their_share_and_save_is_not() {
         bgsave_wall >= floor,
         "BGSAVE {bgsave_wall:?}, wanted at least {floor:?} (SAVE used {save_cpu:?} of CPU)"
     );
+    // SAVE is not paced: it ends well before the floor pacing its CPU
+    // would impose (a third of CPU / share, 5.6x its CPU on two cores).
+    // Compared with the floor, not with BGSAVE's wall time: on a loaded
+    // machine SAVE's own wall time stretches (97 ms against BGSAVE's
+    // 293 ms failed `save * 4 < bgsave` with a release build and CI runs
+    // beside it), while a paced SAVE would take about three floors.
     assert!(
-        save_wall * 4 < bgsave_wall,
-        "SAVE {save_wall:?} was paced like BGSAVE {bgsave_wall:?}"
+        save_wall < floor,
+        "SAVE {save_wall:?} was paced like BGSAVE ({bgsave_wall:?}; floor {floor:?}, CPU {save_cpu:?})"
     );
     p.close().unwrap();
 }
