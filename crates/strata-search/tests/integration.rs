@@ -74,6 +74,8 @@ mod node_store;
 mod normalize_pipeline;
 #[path = "norms.rs"]
 mod norms;
+#[path = "number_ranges.rs"]
+mod number_ranges;
 #[path = "numeric_percentiles.rs"]
 mod numeric_percentiles;
 #[path = "numeric_percentiles_depth.rs"]

@@ -11,6 +11,7 @@ use super::date_range::DateRange;
 use super::ip_range::IpRangeAgg;
 use super::metric_format::MetricFormat;
 use super::missing_bucket::MissingBucket;
+use super::number_range::NumberRange;
 use crate::query::ParsedQuery;
 
 /// What to fix in the result of one aggregation.
@@ -40,6 +41,8 @@ pub struct AggShape {
     pub(crate) interval: Option<f64>,
     pub(crate) date_histogram: Option<DateHistogram>,
     pub(crate) date_range: Option<DateRange>,
+    /// A numeric `range`: its ranges (one tantivy aggregation each).
+    pub(crate) number_range: Option<NumberRange>,
     /// `ip_range`: its buckets (their queries also in `queries`).
     pub(crate) ip_range: Option<IpRangeAgg>,
     /// `histogram`/`date_histogram` `missing`: the bucket its filter fills.
@@ -77,6 +80,7 @@ impl AggShape {
             interval: None,
             date_histogram: None,
             date_range: None,
+            number_range: None,
             ip_range: None,
             missing: None,
             deferred: Vec::new(),

@@ -288,6 +288,11 @@ fn translate_at<'n>(
                 aggs_out.extend(r.tantivy_requests(name));
                 shape.date_range = Some(r);
             }
+            TypedParams::Range(r) => {
+                let r = super::number_range::NumberRange::parse(name, r)?;
+                aggs_out.extend(r.tantivy_requests(name));
+                shape.number_range = Some(r);
+            }
             _ => {
                 if let TypedParams::Histogram(h) = &node.typed {
                     shape.interval = Some(h.request.interval);
@@ -303,14 +308,11 @@ fn translate_at<'n>(
                         shape.terms = Some(t.clone());
                         t.tantivy_request(&column)
                     }
-                    // A numeric `range` (its parse refused a body without
-                    // ranges: tantivy indexes the first).
-                    TypedParams::Range(r) => r.tantivy_request(name, &column)?,
-                    // (A date_histogram took the first branch; a pipeline
-                    // was split off or refused above, a bucket script taken
-                    // out of the request; the scanned, nested and geo kinds
-                    // were deferred, `missing` and `ip_range` made filters.)
+                    // (Dates and ranges took the branches above, a pipeline was
+                    // split off or refused, a bucket script taken out; scanned,
+                    // nested and geo kinds deferred, `missing`/`ip_range` filters.)
                     TypedParams::Untyped
+                    | TypedParams::Range(_)
                     | TypedParams::DateHistogram(_)
                     | TypedParams::AutoDateHistogram(_)
                     | TypedParams::Pipeline(_)

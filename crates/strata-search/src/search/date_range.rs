@@ -4,17 +4,15 @@
 //! written); [`DateRange::parse`] converts the ends, which needs the
 //! field's format and the search's "now".
 //!
-//! tantivy's `range` refuses overlapping ranges, which Elasticsearch
-//! allows, so each range is its own one-range tantivy aggregation named
-//! `<name>\u{1f}<i>`; [`DateRange::reshape`] gathers them back into
-//! Elasticsearch's buckets (`key`, `from`/`to` as epoch ms doubles with
-//! `*_as_string`, `doc_count`), sorted by `from` then `to`, keyed when
-//! `keyed`.
+//! Each range is its own one-range tantivy aggregation and
+//! [`DateRange::reshape`] gathers them back (`range_buckets`, shared with
+//! the numeric `range`), writing Elasticsearch's buckets: `key`,
+//! `from`/`to` as epoch ms doubles with `*_as_string`, `doc_count`.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use super::agg_filters::KEY_SEPARATOR;
 use super::agg_tree::{RangeEdge, RangeParams};
+use super::range_buckets::{self, default_key, Bounds};
 use super::time_zone::TimeZone;
 use crate::error::{Result, SearchError};
 use crate::mapping::date::{DateFormat, DEFAULT_DATE_FORMAT};
@@ -22,20 +20,14 @@ use crate::mapping::{FieldType, Mappings};
 use crate::query::date_math;
 use crate::store::KEYWORDS;
 
-/// One requested range.
-#[derive(Debug, Clone)]
-struct Range {
-    key: Option<String>,
-    from: Option<i64>,
-    to: Option<i64>,
-}
-
 /// A parsed `date_range`.
 #[derive(Debug, Clone)]
 pub struct DateRange {
     /// The date field.
     pub field: String,
-    ranges: Vec<Range>,
+    /// The ranges, their ends whole epoch milliseconds, sorted
+    /// (`range_buckets::sort`).
+    ranges: Vec<Bounds>,
     format: DateFormat,
     tz: TimeZone,
     keyed: bool,
@@ -82,13 +74,13 @@ impl DateRange {
         };
         let mut ranges = Vec::with_capacity(params.ranges.len());
         for r in &params.ranges {
-            ranges.push(Range {
+            ranges.push(Bounds {
                 key: r.key.clone(),
-                from: edge(&r.from)?,
-                to: edge(&r.to)?,
+                from: edge(&r.from)?.map(|ms| ms as f64),
+                to: edge(&r.to)?.map(|ms| ms as f64),
             });
         }
-        ranges.sort_by_key(|r| (r.from.unwrap_or(i64::MIN), r.to.unwrap_or(i64::MAX)));
+        range_buckets::sort(&mut ranges);
         Ok(DateRange {
             field: field.to_string(),
             ranges,
@@ -100,29 +92,33 @@ impl DateRange {
 
     /// One tantivy `range` aggregation per range: (name, request).
     pub fn tantivy_requests(&self, name: &str) -> Vec<(String, Value)> {
-        self.ranges
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let mut range = json!({"key": "r"});
-                if let Some(f) = r.from {
-                    range["from"] = json!(f as f64);
-                }
-                if let Some(t) = r.to {
-                    range["to"] = json!(t as f64);
-                }
-                let field = format!("{KEYWORDS}.{}", self.field);
-                (
-                    format!("{name}{KEY_SEPARATOR}{i}"),
-                    json!({"range": {"field": field, "ranges": [range]}}),
-                )
-            })
-            .collect()
+        let column = format!("{KEYWORDS}.{}", self.field);
+        range_buckets::tantivy_requests(name, &column, &self.ranges)
     }
 
     fn text(&self, ms: i64) -> String {
         self.format
             .format_in(ms, self.tz.offset_millis(ms), &self.tz.offset_suffix(ms))
+    }
+
+    /// Writes `r`'s `key`, `from`/`to` and their strings into `bucket`.
+    fn write(&self, r: &Bounds, bucket: &mut Value) {
+        // The ends are whole milliseconds (`parse`).
+        let from = r.from.map(|f| (f, self.text(f as i64)));
+        let to = r.to.map(|t| (t, self.text(t as i64)));
+        let key = r.key.clone().unwrap_or_else(|| {
+            default_key(
+                from.as_ref().map(|(_, s)| s.as_str()),
+                to.as_ref().map(|(_, s)| s.as_str()),
+            )
+        });
+        bucket["key"] = json!(key);
+        for (k, end) in [("from", from), ("to", to)] {
+            if let Some((ms, text)) = end {
+                bucket[k] = json!(ms);
+                bucket[format!("{k}_as_string")] = json!(text);
+            }
+        }
     }
 
     /// Gathers the per-range results of `name` in `result` into
@@ -131,57 +127,15 @@ impl DateRange {
         &self,
         result: &mut Value,
         name: &str,
-        mut each: impl FnMut(&mut Value) -> Result<()>,
+        each: impl FnMut(&mut Value) -> Result<()>,
     ) -> Result<()> {
-        let Some(obj) = result.as_object_mut() else {
-            return Ok(());
-        };
-        let mut buckets = Vec::with_capacity(self.ranges.len());
-        for (i, r) in self.ranges.iter().enumerate() {
-            let part = obj.remove(&format!("{name}{KEY_SEPARATOR}{i}"));
-            let found = part
-                .as_ref()
-                .and_then(|p| p.get("buckets"))
-                .and_then(Value::as_array)
-                .and_then(|b| b.iter().find(|b| b["key"] == "r").cloned());
-            let mut bucket = found.unwrap_or_else(|| json!({"doc_count": 0}));
-            if let Some(b) = bucket.as_object_mut() {
-                for k in ["key", "from", "to", "from_as_string", "to_as_string"] {
-                    b.remove(k);
-                }
-            }
-            let from_text = r.from.map(|f| self.text(f));
-            let to_text = r.to.map(|t| self.text(t));
-            let key = r.key.clone().unwrap_or_else(|| {
-                format!(
-                    "{}-{}",
-                    from_text.as_deref().unwrap_or("*"),
-                    to_text.as_deref().unwrap_or("*")
-                )
-            });
-            bucket["key"] = json!(key);
-            if let (Some(f), Some(text)) = (r.from, from_text) {
-                bucket["from"] = json!(f as f64);
-                bucket["from_as_string"] = json!(text);
-            }
-            if let (Some(t), Some(text)) = (r.to, to_text) {
-                bucket["to"] = json!(t as f64);
-                bucket["to_as_string"] = json!(text);
-            }
-            each(&mut bucket)?;
-            buckets.push(bucket);
-        }
-        let buckets = if self.keyed {
-            let mut keyed = Map::new();
-            for b in buckets {
-                let k = b["key"].as_str().unwrap_or_default().to_string();
-                keyed.insert(k, b);
-            }
-            Value::Object(keyed)
-        } else {
-            Value::Array(buckets)
-        };
-        obj.insert(name.to_string(), json!({ "buckets": buckets }));
-        Ok(())
+        range_buckets::gather(
+            result,
+            name,
+            &self.ranges,
+            self.keyed,
+            |r, b| self.write(r, b),
+            each,
+        )
     }
 }

@@ -297,6 +297,11 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
             rate::reshape(result, shape);
             continue;
         }
+        if let Some(range) = &shape.number_range {
+            // Its buckets gathered, a numeric range's are fixed below as
+            // any bucket aggregation's (batches, per bucket, pipelines).
+            range.reshape(result, &shape.name)?;
+        }
         let missing = shape.missing.as_ref().and_then(|m| {
             let filtered = result
                 .as_object_mut()?
@@ -348,6 +353,9 @@ pub fn reshape(result: &mut Value, shapes: &[AggShape], scope: &mut BucketScope<
                     scope.cumulative(shape, agg)?;
                 }
                 pipelines::apply(agg, &shape.pipelines);
+                if let Some(range) = &shape.number_range {
+                    range.finish(agg);
+                }
             }
             "filter" | "missing" => {
                 let filter = shape.queries.first().cloned().map(BucketFilter::Parsed);

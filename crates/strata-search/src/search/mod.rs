@@ -41,6 +41,8 @@
 //!   tables of large dictionaries).
 //! - `date_histogram`, `date_range`, `calendar`, `time_zone`: dates in
 //!   calendars and zones; `missing_bucket`: histograms' `missing`.
+//! - `range_buckets`: the buckets of `range` (`number_range`) and
+//!   `date_range`, one tantivy aggregation per requested range.
 //! - `ip_range`: address ranges and CIDR masks of an `ip` field, one
 //!   filter per range.
 //! - `nested_aggs`: the `nested` and `reverse_nested` aggregations, passes
@@ -96,6 +98,7 @@ pub mod missing_bucket;
 mod murmur3;
 pub mod nested_aggs;
 mod normalize;
+mod number_range;
 mod numbers;
 mod own_aggs;
 mod parallel;
@@ -103,6 +106,7 @@ mod passes;
 mod percentiles;
 pub mod pipelines;
 mod pruned_source;
+mod range_buckets;
 mod ranked;
 mod ranking;
 mod rate;

@@ -8,7 +8,7 @@
 //! The ends of a range are kept as written ([`RangeEdge`]): on a date
 //! field a string is a date, or date math, in the field's format (or
 //! `format`), on a numeric field a number, so converting them needs the
-//! mapping and is the translation's (`date_range`, `aggs`) or the runtime
+//! mapping and is the translation's (`date_range`, `number_range`) or the runtime
 //! fields' (`runtime_aggs`). `format` is kept as written for `range` (a
 //! date format only on a date field) and checked here for `date_range`.
 
@@ -92,48 +92,6 @@ impl RangeParams {
         ]
         .into_iter()
         .filter_map(|(k, written)| written.then_some(k))
-    }
-
-    /// The parameters of tantivy's `range` request over the fast-field `column`, for a
-    /// numeric field: the ends as finite numbers (else the error of
-    /// aggregation `name`).
-    pub fn tantivy_request(&self, name: &str, column: &str) -> Result<Value> {
-        let end = |e: &Option<RangeEdge>, which: &str| -> Result<Value> {
-            let Some(e) = e else {
-                return Ok(Value::Null);
-            };
-            e.number()
-                .filter(|n| n.is_finite())
-                .map(Value::from)
-                .ok_or_else(|| {
-                    let written = match e {
-                        RangeEdge::Number(n) => n.to_string(),
-                        RangeEdge::Text(s) => s.clone(),
-                    };
-                    SearchError::parsing(format!(
-                        "[range] [{which}] [{written}] of [{name}] is not a number"
-                    ))
-                })
-        };
-        let mut ranges = Vec::with_capacity(self.ranges.len());
-        for r in &self.ranges {
-            let mut range = Map::new();
-            if let Some(k) = &r.key {
-                range.insert("key".into(), Value::from(k.as_str()));
-            }
-            for (which, e) in [("from", &r.from), ("to", &r.to)] {
-                let v = end(e, which)?;
-                if !v.is_null() {
-                    range.insert(which.into(), v);
-                }
-            }
-            ranges.push(Value::Object(range));
-        }
-        Ok(serde_json::json!({
-            "field": column,
-            "ranges": ranges,
-            "keyed": self.keyed(),
-        }))
     }
 
     /// The parameters `body` of the `kind` (`range` or `date_range`)
