@@ -1,3 +1,6 @@
+//! `boxplot` and `median_absolute_deviation` read from a digest:
+//! Elasticsearch 8.15's REST test numbers, whiskers, odd inputs.
+
 use super::*;
 
 fn digest(values: &[f64]) -> SpanDigest {

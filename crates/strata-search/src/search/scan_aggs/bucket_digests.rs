@@ -23,7 +23,9 @@ use super::number_batch::{NumberBatch, NumberBatchCollector};
 use super::percentile_ranks::PercentileRanks;
 use super::percentiles::Percentiles;
 use super::spread::Spread;
-use super::term_batch::{empty_digests, merge_digests, Digests, TermBatch, TermBatchCollector};
+use super::term_batch::{
+    empty_digests, merge_digests, merged, Digests, TermBatch, TermBatchCollector,
+};
 use super::values::{Key, Scan, ValueKind};
 use crate::error::{Result, SearchError};
 use crate::search::agg_tree::{AggNode, TypedParams};
@@ -86,19 +88,15 @@ pub fn run_batch(
     let digests = match keyword_terms(kind, &batch.keys) {
         Some(terms) => {
             let terms = Arc::new(TermBatch::new(&batch.field, terms, metrics));
-            let mut out = empty_digests(digested.len(), batch.keys.len());
             let parts = env.collect(env.query, || TermBatchCollector(Arc::clone(&terms)))?;
-            parts.into_iter().for_each(|p| merge_digests(&mut out, p));
-            out
+            merged(digested.len(), batch_len, parts)
         }
         None if numbers(kind, &batch.keys, &metrics) => {
             let matcher = Matcher::new(&batch.keys);
-            let batch = NumberBatch::new(&batch.field, matcher, batch.keys.len(), metrics);
+            let batch = NumberBatch::new(&batch.field, matcher, batch_len, metrics);
             let batch = Arc::new(batch);
-            let mut out = empty_digests(digested.len(), batch_len);
             let parts = env.collect(env.query, || NumberBatchCollector(Arc::clone(&batch)))?;
-            parts.into_iter().for_each(|p| merge_digests(&mut out, p));
-            out
+            merged(digested.len(), batch_len, parts)
         }
         None => {
             let scan = BatchScan {

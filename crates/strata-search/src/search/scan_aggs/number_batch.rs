@@ -15,7 +15,7 @@ use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::bucket_matcher::Matcher;
 use super::field_values::FieldMetric;
-use super::term_batch::{empty_digests, merge_digests, Digests};
+use super::term_batch::{empty_digests, merged, Digests};
 use crate::search::numbers::F64Column;
 use crate::store::KEYWORDS;
 
@@ -119,9 +119,7 @@ impl Collector for NumberBatchCollector {
     }
 
     fn merge_fruits(&self, fruits: Vec<Digests>) -> tantivy::Result<Digests> {
-        let mut out = empty_digests(self.0.metrics.len(), self.0.buckets);
-        fruits.into_iter().for_each(|f| merge_digests(&mut out, f));
-        Ok(out)
+        Ok(merged(self.0.metrics.len(), self.0.buckets, fruits))
     }
 }
 

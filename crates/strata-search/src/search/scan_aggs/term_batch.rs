@@ -28,6 +28,14 @@ pub(super) fn empty_digests(metrics: usize, buckets: usize) -> Digests {
     vec![vec![SpanDigest::default(); buckets]; metrics]
 }
 
+/// The digests of `parts` (segments' or shards') merged into one set of
+/// `metrics` x `buckets` digests.
+pub(super) fn merged(metrics: usize, buckets: usize, parts: Vec<Digests>) -> Digests {
+    let mut out = empty_digests(metrics, buckets);
+    parts.into_iter().for_each(|p| merge_digests(&mut out, p));
+    out
+}
+
 /// Adds `part` to `into`, digest by digest.
 pub(super) fn merge_digests(into: &mut Digests, part: Digests) {
     for (mine, theirs) in into.iter_mut().zip(part) {
@@ -172,9 +180,7 @@ impl Collector for TermBatchCollector {
     }
 
     fn merge_fruits(&self, fruits: Vec<Digests>) -> tantivy::Result<Digests> {
-        let mut out = empty_digests(self.0.metrics.len(), self.0.buckets);
-        fruits.into_iter().for_each(|f| merge_digests(&mut out, f));
-        Ok(out)
+        Ok(merged(self.0.metrics.len(), self.0.buckets, fruits))
     }
 }
 
