@@ -199,3 +199,46 @@ fn keys_and_ends_as_elasticsearch_writes_them() {
                 "to_as_string": "30.00", "doc_count": inside(&rows, None, Some(1.5), Some(30.0)).len()}])
     );
 }
+
+/// `missing`: documents without the field count in every range holding
+/// the value, with their sub-aggregations (a `sum` of another field and
+/// `percentiles`, computed per bucket then) and top hits; ranges not
+/// holding it are unchanged. A `missing` that is not a number is a 400.
+#[test]
+fn missing_counts_in_the_ranges_holding_it() {
+    let mut docs: Vec<Value> = (0..40)
+        .map(|i: i64| json!({"int_field": i, "n": i as f64, "double_field": 1.0}))
+        .collect();
+    // Eight documents without `int_field`, their `n` 100..107.
+    docs.extend((0..8).map(|i: i64| json!({"n": 100.0 + i as f64, "double_field": 2.0})));
+    let (_tmp, catalog) = index(&docs, 7);
+    let sub = json!({"s": {"sum": {"field": "n"}},
+                     "p": {"percentiles": {"field": "n", "percents": [10, 50, 90]}},
+                     "d": {"sum": {"field": "double_field"}}});
+    let out = aggs(
+        &catalog,
+        all(),
+        json!({"r": {"range": {"field": "int_field", "missing": 25,
+                               "ranges": [{"to": 10}, {"from": 20, "to": 30}, {"from": 22}]},
+                     "aggs": sub}}),
+    );
+    let buckets = out["r"]["buckets"].as_array().unwrap();
+    let extra: Vec<f64> = (0..8).map(|i| 100.0 + f64::from(i)).collect();
+    let with = |lo: i64, hi: i64, missing: bool| -> Vec<f64> {
+        let mut v: Vec<f64> = (lo..hi).map(|i| i as f64).collect();
+        if missing {
+            v.extend(&extra);
+        }
+        v
+    };
+    check(&buckets[0], &with(0, 10, false), "*-10.0");
+    check(&buckets[1], &with(20, 30, true), "20.0-30.0");
+    check(&buckets[2], &with(22, 40, true), "22.0-*");
+    // The documents without the field hold `double_field` 2.
+    assert_eq!(buckets[1]["d"]["value"], json!(10.0 + 16.0), "{out}");
+    assert_eq!(buckets[0]["d"]["value"], json!(10.0), "{out}");
+    let body = json!({"size": 0, "aggs": {"r": {"range": {"field": "int_field", "missing": "x",
+                                                          "ranges": [{"to": 1}]}}}});
+    let err = crate::common::try_search(&catalog, &body).unwrap_err();
+    assert_eq!(err.status(), 400, "{err}");
+}

@@ -290,7 +290,7 @@ fn translate_at<'n>(
             }
             TypedParams::Range(r) => {
                 let r = super::number_range::NumberRange::parse(name, r)?;
-                aggs_out.extend(r.tantivy_requests(name));
+                aggs_out.extend(r.tantivy_requests(name, mappings, env.now));
                 shape.number_range = Some(r);
             }
             _ => {

@@ -46,6 +46,15 @@ impl BucketBatch {
         if shape.missing.is_some() || buckets.is_empty() {
             return None;
         }
+        // A range holding `missing` also has the documents without the
+        // field, which no value selects.
+        if shape
+            .number_range
+            .as_ref()
+            .is_some_and(|r| r.counts_missing())
+        {
+            return None;
+        }
         let keys = buckets
             .iter()
             .map(|bucket| key_of(shape, bucket))

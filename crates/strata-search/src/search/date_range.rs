@@ -78,6 +78,7 @@ impl DateRange {
                 key: r.key.clone(),
                 from: edge(&r.from)?.map(|ms| ms as f64),
                 to: edge(&r.to)?.map(|ms| ms as f64),
+                or_missing: false,
             });
         }
         range_buckets::sort(&mut ranges);

@@ -253,6 +253,9 @@ pub fn range_filter(shape: &AggShape, bucket: &Value) -> Option<Value> {
     let field = shape.field.as_deref()?;
     let from = bucket.get("from").and_then(Value::as_f64);
     let to = bucket.get("to").and_then(Value::as_f64);
+    if let Some(r) = &shape.number_range {
+        return Some(r.bucket_query(from, to));
+    }
     Some(range(field, from, to, shape.date_field))
 }
 

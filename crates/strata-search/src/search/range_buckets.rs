@@ -23,6 +23,17 @@ pub struct Bounds {
     pub from: Option<f64>,
     /// Its exclusive end (`None`: unbounded).
     pub to: Option<f64>,
+    /// Its documents include those without the field (a numeric range
+    /// holding its `missing` value): its part is a filter aggregation the
+    /// caller made, whose result is the bucket itself.
+    pub or_missing: bool,
+}
+
+impl Bounds {
+    /// Whether `x` is within `[from, to)`.
+    pub fn holds(&self, x: f64) -> bool {
+        self.from.is_none_or(|f| f <= x) && self.to.is_none_or(|t| x < t)
+    }
 }
 
 /// Sorts `ranges` as Elasticsearch orders its buckets: by `from` (an
@@ -37,7 +48,7 @@ pub fn sort(ranges: &mut [Bounds]) {
 }
 
 /// The name of range `i`'s own aggregation of the aggregation `name`.
-fn part_name(name: &str, i: usize) -> String {
+pub fn part_name(name: &str, i: usize) -> String {
     format!("{name}{KEY_SEPARATOR}{i}")
 }
 
@@ -84,11 +95,14 @@ pub fn gather(
     let mut buckets = Vec::with_capacity(ranges.len());
     for (i, r) in ranges.iter().enumerate() {
         let part = obj.remove(&part_name(name, i));
-        let found = part
-            .as_ref()
-            .and_then(|p| p.get("buckets"))
-            .and_then(Value::as_array)
-            .and_then(|b| b.iter().find(|b| b["key"] == "r").cloned());
+        let found = if r.or_missing {
+            part.filter(Value::is_object)
+        } else {
+            part.as_ref()
+                .and_then(|p| p.get("buckets"))
+                .and_then(Value::as_array)
+                .and_then(|b| b.iter().find(|b| b["key"] == "r").cloned())
+        };
         let mut bucket = found.unwrap_or_else(|| json!({"doc_count": 0}));
         if let Some(b) = bucket.as_object_mut() {
             for k in ["key", "from", "to", "from_as_string", "to_as_string"] {

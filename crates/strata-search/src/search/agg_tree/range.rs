@@ -63,7 +63,7 @@ pub struct RangeParams {
     pub format: Option<String>,
     /// `date_range`'s `time_zone` (`None`: UTC).
     pub time_zone: Option<TimeZone>,
-    /// `range`'s `missing` as written (unused).
+    /// `range`'s `missing` as written (read by `number_range`).
     pub missing: Option<Value>,
     /// `range`'s `value_type` as written (unused).
     pub value_type: Option<String>,
