@@ -7,7 +7,7 @@
 use crate::common;
 
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition};
+use strata_search::Catalog;
 
 /// normalize.yml's documents: users a, b, c on 2017-01-01, a, b on the
 /// 2nd, d on the 3rd (all at 05:00), plus `n` where given.
@@ -27,17 +27,14 @@ fn users() -> (tempfile::TempDir, Catalog) {
         ("2017-01-02", "b"),
         ("2017-01-03", "d"),
     ];
-    for (i, (day, user)) in docs.iter().enumerate() {
-        let doc = json!({"timestamp": format!("{day}T05:00:00Z"), "user": user, "n": i * 2});
-        let bytes = doc.to_string();
-        index
-            .index_document(Some(&i.to_string()), bytes.as_bytes(), Precondition::None)
-            .unwrap();
-        if i % 2 == 1 {
-            index.refresh().unwrap();
-        }
-    }
-    index.refresh().unwrap();
+    let docs: Vec<Value> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, (day, user))| {
+            json!({"timestamp": format!("{day}T05:00:00Z"), "user": user, "n": i * 2})
+        })
+        .collect();
+    common::index_in_pairs(&index, &docs);
     (tmp, catalog)
 }
 

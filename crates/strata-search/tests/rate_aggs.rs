@@ -6,7 +6,7 @@
 use crate::common;
 
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition};
+use strata_search::Catalog;
 
 /// `sales`: three documents in January 2024, two in February, one in
 /// March, over two shards and several segments; `price` on all but one,
@@ -27,16 +27,7 @@ fn setup() -> (tempfile::TempDir, Catalog) {
         json!({"date": "2024-02-28", "type": "b"}),
         json!({"date": "2024-03-05", "price": 175.5, "type": "a"}),
     ];
-    for (i, doc) in docs.iter().enumerate() {
-        let bytes = doc.to_string();
-        index
-            .index_document(Some(&i.to_string()), bytes.as_bytes(), Precondition::None)
-            .unwrap();
-        if i % 2 == 1 {
-            index.refresh().unwrap();
-        }
-    }
-    index.refresh().unwrap();
+    common::index_in_pairs(&index, &docs);
     (tmp, catalog)
 }
 

@@ -8,7 +8,7 @@
 use crate::common;
 
 use serde_json::{json, Value};
-use strata_search::{Catalog, Precondition};
+use strata_search::Catalog;
 
 /// `logs` with `docs`, refreshed every two documents (several segments).
 fn index(docs: &[Value]) -> (tempfile::TempDir, Catalog) {
@@ -20,16 +20,7 @@ fn index(docs: &[Value]) -> (tempfile::TempDir, Catalog) {
                "t": {"type": "date"}, "n": {"type": "long"}, "msg": {"type": "text"},
                "ip": {"type": "ip"}}),
     );
-    for (i, doc) in docs.iter().enumerate() {
-        let bytes = doc.to_string();
-        index
-            .index_document(Some(&i.to_string()), bytes.as_bytes(), Precondition::None)
-            .unwrap();
-        if i % 2 == 1 {
-            index.refresh().unwrap();
-        }
-    }
-    index.refresh().unwrap();
+    common::index_in_pairs(&index, docs);
     (tmp, catalog)
 }
 

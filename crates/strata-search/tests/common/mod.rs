@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata_search::{search, Catalog, Result, SearchIndex, SearchRequest};
+use strata_search::{search, Catalog, Precondition, Result, SearchIndex, SearchRequest};
 
 /// A catalog in `dir` with the index `logs`: `shards` shards, refresh
 /// `-1`, `async` translog, and the mapping `properties`.
@@ -21,6 +21,22 @@ pub fn logs_index(dir: &Path, shards: u32, properties: Value) -> (Catalog, Arc<S
     });
     let index = catalog.create_index("logs", &body).unwrap();
     (catalog, index)
+}
+
+/// Indexes `docs` into `index` under ids `0`, `1`, ..., refreshing after
+/// every second document (so the data spans several segments) and at
+/// the end.
+pub fn index_in_pairs(index: &SearchIndex, docs: &[Value]) {
+    for (i, doc) in docs.iter().enumerate() {
+        let bytes = doc.to_string();
+        index
+            .index_document(Some(&i.to_string()), bytes.as_bytes(), Precondition::None)
+            .unwrap();
+        if i % 2 == 1 {
+            index.refresh().unwrap();
+        }
+    }
+    index.refresh().unwrap();
 }
 
 /// The search `body` over `logs`, or its error.
