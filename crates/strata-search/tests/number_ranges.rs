@@ -4,7 +4,8 @@
 //! it falls in, its sub-aggregations and percentiles too), keys and ends
 //! as Java writes doubles (`*-100.0`, `from: 100.0`), `keyed`, custom
 //! keys, `format`, below `terms` and under a sibling pipeline; counts,
-//! sums and percentiles checked against a model of the documents.
+//! sums and percentiles checked against a model of the documents. `missing`
+//! of `range` and of `date_range` (a date in the field's format).
 
 use serde_json::{json, Value};
 use strata_search::Catalog;
@@ -200,21 +201,46 @@ fn keys_and_ends_as_elasticsearch_writes_them() {
     );
 }
 
+/// Forty documents of `field(i)` with `n` i and `double_field` 1, and
+/// eight without that field, their `n` 100..107 and `double_field` 2.
+fn with_and_without(field: impl Fn(i64) -> Value) -> (tempfile::TempDir, Catalog) {
+    let mut docs: Vec<Value> = (0..40)
+        .map(|i: i64| {
+            let mut doc = field(i);
+            doc["n"] = json!(i as f64);
+            doc["double_field"] = json!(1.0);
+            doc
+        })
+        .collect();
+    docs.extend((0..8).map(|i: i64| json!({"n": 100.0 + i as f64, "double_field": 2.0})));
+    index(&docs, 7)
+}
+
+/// The sub-aggregations `check` reads, and `d`, the sum of `double_field`.
+fn missing_subs() -> Value {
+    json!({"s": {"sum": {"field": "n"}},
+           "p": {"percentiles": {"field": "n", "percents": [10, 50, 90]}},
+           "d": {"sum": {"field": "double_field"}}})
+}
+
+/// The `n` of `with_and_without`'s documents `lo..hi`, and of those
+/// without the field when `missing`.
+fn with(lo: i64, hi: i64, missing: bool) -> Vec<f64> {
+    let mut v: Vec<f64> = (lo..hi).map(|i| i as f64).collect();
+    if missing {
+        v.extend((0..8).map(|i| 100.0 + f64::from(i)));
+    }
+    v
+}
+
 /// `missing`: documents without the field count in every range holding
 /// the value, with their sub-aggregations (a `sum` of another field and
 /// `percentiles`, computed per bucket then) and top hits; ranges not
 /// holding it are unchanged. A `missing` that is not a number is a 400.
 #[test]
 fn missing_counts_in_the_ranges_holding_it() {
-    let mut docs: Vec<Value> = (0..40)
-        .map(|i: i64| json!({"int_field": i, "n": i as f64, "double_field": 1.0}))
-        .collect();
-    // Eight documents without `int_field`, their `n` 100..107.
-    docs.extend((0..8).map(|i: i64| json!({"n": 100.0 + i as f64, "double_field": 2.0})));
-    let (_tmp, catalog) = index(&docs, 7);
-    let sub = json!({"s": {"sum": {"field": "n"}},
-                     "p": {"percentiles": {"field": "n", "percents": [10, 50, 90]}},
-                     "d": {"sum": {"field": "double_field"}}});
+    let (_tmp, catalog) = with_and_without(|i| json!({"int_field": i}));
+    let sub = missing_subs();
     let out = aggs(
         &catalog,
         all(),
@@ -223,14 +249,6 @@ fn missing_counts_in_the_ranges_holding_it() {
                      "aggs": sub}}),
     );
     let buckets = out["r"]["buckets"].as_array().unwrap();
-    let extra: Vec<f64> = (0..8).map(|i| 100.0 + f64::from(i)).collect();
-    let with = |lo: i64, hi: i64, missing: bool| -> Vec<f64> {
-        let mut v: Vec<f64> = (lo..hi).map(|i| i as f64).collect();
-        if missing {
-            v.extend(&extra);
-        }
-        v
-    };
     check(&buckets[0], &with(0, 10, false), "*-10.0");
     check(&buckets[1], &with(20, 30, true), "20.0-30.0");
     check(&buckets[2], &with(22, 40, true), "22.0-*");
@@ -241,4 +259,52 @@ fn missing_counts_in_the_ranges_holding_it() {
                                                           "ranges": [{"to": 1}]}}}});
     let err = crate::common::try_search(&catalog, &body).unwrap_err();
     assert_eq!(err.status(), 400, "{err}");
+}
+
+/// `date_range`'s (and `range`'s on a date field) `missing`: a date in the
+/// field's format; documents without the field count in every range
+/// holding it, with their sub-aggregations; a `missing` outside every
+/// range changes nothing; one that is not a date is a 400.
+#[test]
+fn date_missing_counts_in_the_ranges_holding_it() {
+    const DAY: i64 = 86_400_000;
+    const JAN_1_2024: i64 = 1_704_067_200_000;
+    let (_tmp, catalog) = with_and_without(|i| json!({"s": JAN_1_2024 + i * DAY}));
+    let sub = missing_subs();
+    // `s` is `yyyy/MM/dd||epoch_millis`: day 25 is 2024/01/26.
+    let ranges = json!([{"to": "2024/01/11"}, {"from": "2024/01/21", "to": "2024/01/31"},
+                        {"from": "2024/01/23"}]);
+    for kind in ["date_range", "range"] {
+        let out = aggs(
+            &catalog,
+            all(),
+            json!({"r": {kind: {"field": "s", "missing": "2024/01/26", "ranges": ranges},
+                         "aggs": sub}}),
+        );
+        let buckets = out["r"]["buckets"].as_array().unwrap();
+        check(&buckets[0], &with(0, 10, false), kind);
+        check(&buckets[1], &with(20, 30, true), kind);
+        check(&buckets[2], &with(22, 40, true), kind);
+        assert_eq!(buckets[1]["key"], "2024/01/21-2024/01/31", "{out}");
+        // The documents without the field hold `double_field` 2.
+        assert_eq!(buckets[1]["d"]["value"], json!(10.0 + 16.0), "{out}");
+    }
+    // In the gap between the ranges (date math in the field's format),
+    // nothing moves.
+    let out = aggs(
+        &catalog,
+        all(),
+        json!({"r": {"date_range": {"field": "s", "missing": "2024/01/11||+4d",
+                                    "ranges": ranges}, "aggs": sub}}),
+    );
+    let buckets = out["r"]["buckets"].as_array().unwrap();
+    check(&buckets[0], &with(0, 10, false), "in the gap");
+    check(&buckets[1], &with(20, 30, false), "in the gap");
+    check(&buckets[2], &with(22, 40, false), "in the gap");
+    for bad in [json!("not a date"), json!({}), json!(true)] {
+        let body = json!({"size": 0, "aggs": {"r": {"date_range": {"field": "s", "missing": bad,
+                                                                  "ranges": [{"to": "now"}]}}}});
+        let err = crate::common::try_search(&catalog, &body).unwrap_err();
+        assert_eq!(err.status(), 400, "{bad}: {err}");
+    }
 }

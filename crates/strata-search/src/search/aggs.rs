@@ -285,12 +285,12 @@ fn translate_at<'n>(
             }
             TypedParams::Range(r) if node.kind == AggKind::DateRange || shape.date_field => {
                 let r = DateRange::parse(name, r, mappings, env.now)?;
-                aggs_out.extend(r.tantivy_requests(name));
+                aggs_out.extend(r.ranges.tantivy_requests(name, mappings, env.now));
                 shape.date_range = Some(r);
             }
             TypedParams::Range(r) => {
                 let r = super::number_range::NumberRange::parse(name, r)?;
-                aggs_out.extend(r.tantivy_requests(name, mappings, env.now));
+                aggs_out.extend(r.ranges.tantivy_requests(name, mappings, env.now));
                 shape.number_range = Some(r);
             }
             _ => {

@@ -48,11 +48,12 @@ impl BucketBatch {
         }
         // A range holding `missing` also has the documents without the
         // field, which no value selects.
-        if shape
+        let numbers = shape
             .number_range
             .as_ref()
-            .is_some_and(|r| r.counts_missing())
-        {
+            .map(|r| r.ranges.counts_missing());
+        let dates = shape.date_range.as_ref().map(|r| r.ranges.counts_missing());
+        if numbers.or(dates) == Some(true) {
             return None;
         }
         let keys = buckets

@@ -8,26 +8,25 @@
 //! [`DateRange::reshape`] gathers them back (`range_buckets`, shared with
 //! the numeric `range`), writing Elasticsearch's buckets: `key`,
 //! `from`/`to` as epoch ms doubles with `*_as_string`, `doc_count`.
+//! `missing` is a date read as the ends are (`format`, `time_zone`, date
+//! math): documents without the field count in each range holding it.
 
 use serde_json::{json, Value};
 
 use super::agg_tree::{RangeEdge, RangeParams};
-use super::range_buckets::{self, default_key, Bounds};
+use super::range_buckets::{self, default_key, Bounds, FieldRanges};
 use super::time_zone::TimeZone;
 use crate::error::{Result, SearchError};
 use crate::mapping::date::{DateFormat, DEFAULT_DATE_FORMAT};
 use crate::mapping::{FieldType, Mappings};
 use crate::query::date_math;
-use crate::store::KEYWORDS;
 
 /// A parsed `date_range`.
 #[derive(Debug, Clone)]
 pub struct DateRange {
-    /// The date field.
-    pub field: String,
-    /// The ranges, their ends whole epoch milliseconds, sorted
-    /// (`range_buckets::sort`).
-    ranges: Vec<Bounds>,
+    /// The date field's ranges, their ends and `missing` whole epoch
+    /// milliseconds.
+    pub ranges: FieldRanges,
     format: DateFormat,
     tz: TimeZone,
     keyed: bool,
@@ -36,7 +35,7 @@ pub struct DateRange {
 impl DateRange {
     /// The `date_range` (or `range` on a date field) `name` of parameters
     /// `params` (typed by the tree's parse): its ends converted in the
-    /// field's format, or `format`, and `time_zone`.
+    /// field's format, or `format`, and `time_zone`; so is `missing`.
     pub fn parse(
         name: &str,
         params: &RangeParams,
@@ -44,17 +43,12 @@ impl DateRange {
         now: i64,
     ) -> Result<DateRange> {
         let field = params.field.as_str();
-        // `range` takes these; on a date field they are refused, in
+        // `range` takes it; on a date field it is refused, in
         // `date_range`'s words.
-        for (k, written) in [
-            ("missing", params.missing.is_some()),
-            ("value_type", params.value_type.is_some()),
-        ] {
-            if written {
-                return Err(SearchError::parsing(format!(
-                    "[date_range] unknown field [{k}] in [{name}]"
-                )));
-            }
+        if params.value_type.is_some() {
+            return Err(SearchError::parsing(format!(
+                "[date_range] unknown field [value_type] in [{name}]"
+            )));
         }
         let format = match &params.format {
             Some(f) => DateFormat::parse(f)?,
@@ -72,6 +66,21 @@ impl DateRange {
                 Some(RangeEdge::Text(s)) => date_math::eval(s, now, tz, &format, false).map(Some),
             }
         };
+        // Elasticsearch parses `missing` as its text in the format (a
+        // number too: `epoch_millis` in the default format takes it).
+        let missing = match &params.missing {
+            None => None,
+            Some(Value::String(s)) => Some(date_math::eval(s, now, tz, &format, false)?),
+            Some(Value::Number(n)) => {
+                Some(date_math::eval(&n.to_string(), now, tz, &format, false)?)
+            }
+            Some(other) => {
+                return Err(SearchError::parsing(format!(
+                    "[date_range] [missing] [{other}] of [{name}] is not a date"
+                )))
+            }
+        }
+        .map(|ms| ms as f64);
         let mut ranges = Vec::with_capacity(params.ranges.len());
         for r in &params.ranges {
             ranges.push(Bounds {
@@ -81,20 +90,12 @@ impl DateRange {
                 or_missing: false,
             });
         }
-        range_buckets::sort(&mut ranges);
         Ok(DateRange {
-            field: field.to_string(),
-            ranges,
+            ranges: FieldRanges::new(field, true, ranges, missing),
             format,
             tz,
             keyed: params.keyed(),
         })
-    }
-
-    /// One tantivy `range` aggregation per range: (name, request).
-    pub fn tantivy_requests(&self, name: &str) -> Vec<(String, Value)> {
-        let column = format!("{KEYWORDS}.{}", self.field);
-        range_buckets::tantivy_requests(name, &column, &self.ranges)
     }
 
     fn text(&self, ms: i64) -> String {
@@ -133,7 +134,7 @@ impl DateRange {
         range_buckets::gather(
             result,
             name,
-            &self.ranges,
+            &self.ranges.ranges,
             self.keyed,
             |r, b| self.write(r, b),
             each,

@@ -24,6 +24,7 @@ use super::agg_tree::{AggKind, AggNode};
 use super::bucket_batch::{self, BucketBatch};
 use super::distinct_count::DistinctCount;
 use super::missing_bucket::FILTER_SUFFIX;
+use super::range_buckets::range_query;
 use super::{agg_filters, cumulative_cardinality, geo_aggs, pipelines, rate};
 use crate::error::{Result, SearchError};
 use crate::mapping::date::format_millis;
@@ -204,25 +205,6 @@ pub fn validate(node: &AggNode) -> Result<()> {
     geo_aggs::check(node)
 }
 
-fn range(field: &str, from: Option<f64>, to: Option<f64>, date: bool) -> Value {
-    let mut bounds = json!({});
-    if let Some(f) = from {
-        bounds["gte"] = json!(f);
-    }
-    if let Some(t) = to {
-        bounds["lt"] = json!(t);
-    }
-    if date {
-        bounds["format"] = json!("epoch_millis");
-        for k in ["gte", "lt"] {
-            if let Some(v) = bounds.get(k).and_then(Value::as_f64) {
-                bounds[k] = json!(v as i64);
-            }
-        }
-    }
-    json!({"range": { field: bounds }})
-}
-
 /// The query selecting a `terms`, `histogram`, `date_histogram` or `range`
 /// bucket's documents.
 pub fn bucket_filter(shape: &AggShape, bucket: &Value) -> Option<Value> {
@@ -236,12 +218,17 @@ pub fn bucket_filter(shape: &AggShape, bucket: &Value) -> Option<Value> {
         "terms" => Some(json!({"term": { field: key }})),
         "histogram" => {
             let k = key.as_f64()?;
-            Some(range(field, Some(k), Some(k + shape.interval?), false))
+            Some(range_query(
+                field,
+                Some(k),
+                Some(k + shape.interval?),
+                false,
+            ))
         }
         "date_histogram" => {
             let k = key.as_i64()?;
             let end = shape.date_histogram.as_ref()?.bucket_end(k);
-            Some(range(field, Some(k as f64), Some(end as f64), true))
+            Some(range_query(field, Some(k as f64), Some(end as f64), true))
         }
         "range" => range_filter(shape, bucket),
         _ => None,
@@ -254,9 +241,12 @@ pub fn range_filter(shape: &AggShape, bucket: &Value) -> Option<Value> {
     let from = bucket.get("from").and_then(Value::as_f64);
     let to = bucket.get("to").and_then(Value::as_f64);
     if let Some(r) = &shape.number_range {
-        return Some(r.bucket_query(from, to));
+        return Some(r.ranges.bucket_query(from, to));
     }
-    Some(range(field, from, to, shape.date_field))
+    if let Some(r) = &shape.date_range {
+        return Some(r.ranges.bucket_query(from, to));
+    }
+    Some(range_query(field, from, to, shape.date_field))
 }
 
 /// Puts tantivy's result into Elasticsearch's shape; deferred

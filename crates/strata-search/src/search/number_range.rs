@@ -5,31 +5,24 @@
 //! default key of the ends as Java writes a double (`*-100.0`,
 //! `100.0-200.0`, `200.0-*`), or in `format` when one is given, which
 //! also adds `from_as_string`/`to_as_string`. `missing`: documents
-//! without the field count in each range holding the value, through a
-//! filter aggregation for such a range (sub-aggregations included).
+//! without the field count in each range holding the value
+//! (`range_buckets`; sub-aggregations included).
 
 use serde_json::{json, Value};
 
-use super::agg_filters;
 use super::agg_tree::{RangeEdge, RangeParams};
 use super::decimal_format::DecimalFormat;
 use super::java_double::java_double;
-use super::range_buckets::{self, default_key, Bounds};
+use super::range_buckets::{self, default_key, Bounds, FieldRanges};
 use crate::error::{Result, SearchError};
-use crate::mapping::Mappings;
-use crate::store::KEYWORDS;
 
 /// A parsed numeric `range`.
 #[derive(Debug, Clone)]
 pub struct NumberRange {
-    /// The numeric field.
-    pub field: String,
-    /// The ranges, sorted (`range_buckets::sort`).
-    ranges: Vec<Bounds>,
+    /// The numeric field's ranges and `missing`.
+    pub ranges: FieldRanges,
     format: Option<DecimalFormat>,
     keyed: bool,
-    /// `missing`: the number documents without the field count as.
-    missing: Option<f64>,
 }
 
 impl NumberRange {
@@ -43,88 +36,23 @@ impl NumberRange {
             .transpose()?;
         let mut ranges = Vec::with_capacity(params.ranges.len());
         for r in &params.ranges {
-            let mut bounds = Bounds {
+            ranges.push(Bounds {
                 key: r.key.clone(),
                 from: number_end(name, "from", &r.from)?,
                 to: number_end(name, "to", &r.to)?,
                 or_missing: false,
-            };
-            bounds.or_missing = missing.is_some_and(|m| bounds.holds(m));
-            ranges.push(bounds);
+            });
         }
-        range_buckets::sort(&mut ranges);
         let format = params
             .format
             .as_deref()
             .map(DecimalFormat::parse)
             .transpose()?;
         Ok(NumberRange {
-            field: params.field.clone(),
-            ranges,
+            ranges: FieldRanges::new(&params.field, false, ranges, missing),
             format,
             keyed: params.keyed(),
-            missing,
         })
-    }
-
-    /// One aggregation per range: (name, request). A range holding
-    /// `missing` is a filter aggregation over its range or the documents
-    /// without the field (tantivy's range has no `missing`), the others
-    /// tantivy `range`s.
-    pub fn tantivy_requests(
-        &self,
-        name: &str,
-        mappings: &Mappings,
-        now: i64,
-    ) -> Vec<(String, Value)> {
-        let column = format!("{KEYWORDS}.{}", self.field);
-        let mut parts = range_buckets::tantivy_requests(name, &column, &self.ranges);
-        for (r, part) in self.ranges.iter().zip(parts.iter_mut()) {
-            if r.or_missing {
-                part.1 = agg_filters::filter_request(mappings, &self.query(r), now);
-            }
-        }
-        parts
-    }
-
-    /// Whether some range holds `missing` (its documents are then not
-    /// selected by the field's values alone).
-    pub fn counts_missing(&self) -> bool {
-        self.ranges.iter().any(|r| r.or_missing)
-    }
-
-    /// The query selecting the documents of the bucket from `from` to
-    /// `to` (as a reply writes them): the range, or also the documents
-    /// without the field when the range holds `missing`.
-    pub fn bucket_query(&self, from: Option<f64>, to: Option<f64>) -> Value {
-        let r = Bounds {
-            key: None,
-            from,
-            to,
-            or_missing: false,
-        };
-        let or_missing = self.missing.is_some_and(|m| r.holds(m));
-        self.query(&Bounds { or_missing, ..r })
-    }
-
-    /// The query of range `r`'s documents.
-    fn query(&self, r: &Bounds) -> Value {
-        let mut range = json!({});
-        if let Some(f) = r.from {
-            range["gte"] = json!(f);
-        }
-        if let Some(t) = r.to {
-            range["lt"] = json!(t);
-        }
-        let field = &self.field;
-        let within = json!({"range": {field: range}});
-        if !r.or_missing {
-            return within;
-        }
-        json!({"bool": {"minimum_should_match": 1, "should": [
-            within,
-            {"bool": {"must_not": [{"exists": {"field": field}}]}}
-        ]}})
     }
 
     fn text(&self, v: f64) -> String {
@@ -161,7 +89,7 @@ impl NumberRange {
         range_buckets::gather(
             result,
             name,
-            &self.ranges,
+            &self.ranges.ranges,
             self.keyed,
             |r, b| self.write(r, b),
             |_| Ok(()),
@@ -226,6 +154,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::mapping::Mappings;
     use crate::search::agg_tree::{AggKind, RangeParams};
 
     fn parsed(body: Value) -> NumberRange {
@@ -249,7 +178,7 @@ mod tests {
     fn sorted_gathered_and_keyed_as_elasticsearch() {
         let r = parsed(json!({"field": "n", "ranges": [
             {"from": 200}, {"from": "100", "to": 200}, {"to": 100}, {"to": 50, "key": "low"}]}));
-        let reqs = r.tantivy_requests("a", &Mappings::default(), 0);
+        let reqs = r.ranges.tantivy_requests("a", &Mappings::default(), 0);
         assert_eq!(reqs.len(), 4);
         assert_eq!(
             reqs[0].1["range"]["ranges"],

@@ -6,12 +6,16 @@
 //! as Elasticsearch's buckets: exactly the requested ranges, sorted by
 //! `from` then `to` ([`sort`]), a document counted in every range it
 //! falls in, keyed when `keyed`. How a bucket's `key` and ends are
-//! written (numbers, dates, formats) is the caller's.
+//! written (numbers, dates, formats) is the caller's. `missing`: documents
+//! without the field count in each range holding the value
+//! ([`FieldRanges`]), through a filter aggregation for such a range.
 
 use serde_json::{json, Map, Value};
 
-use super::agg_filters::KEY_SEPARATOR;
+use super::agg_filters::{self, KEY_SEPARATOR};
 use crate::error::Result;
+use crate::mapping::Mappings;
+use crate::store::KEYWORDS;
 
 /// One requested range, its ends converted to numbers (a date's as epoch
 /// milliseconds). Invariant: the ends are finite.
@@ -23,9 +27,9 @@ pub struct Bounds {
     pub from: Option<f64>,
     /// Its exclusive end (`None`: unbounded).
     pub to: Option<f64>,
-    /// Its documents include those without the field (a numeric range
-    /// holding its `missing` value): its part is a filter aggregation the
-    /// caller made, whose result is the bucket itself.
+    /// Its documents include those without the field (the range holds
+    /// the `missing` value, [`FieldRanges`]): its part is a filter
+    /// aggregation, whose result is the bucket itself.
     pub or_missing: bool,
 }
 
@@ -39,7 +43,7 @@ impl Bounds {
 /// Sorts `ranges` as Elasticsearch orders its buckets: by `from` (an
 /// unbounded one first), then by `to` (an unbounded one last); equal
 /// ranges keep the request's order (the sort is stable).
-pub fn sort(ranges: &mut [Bounds]) {
+fn sort(ranges: &mut [Bounds]) {
     ranges.sort_by(|a, b| {
         let from = |r: &Bounds| r.from.unwrap_or(f64::NEG_INFINITY);
         let to = |r: &Bounds| r.to.unwrap_or(f64::INFINITY);
@@ -52,13 +56,51 @@ pub fn part_name(name: &str, i: usize) -> String {
     format!("{name}{KEY_SEPARATOR}{i}")
 }
 
-/// One tantivy `range` aggregation per range of `ranges` over the
-/// fast-field `column`: (name, request), the range keyed `"r"`.
-pub fn tantivy_requests(name: &str, column: &str, ranges: &[Bounds]) -> Vec<(String, Value)> {
-    ranges
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
+/// The ranges of a `range` or `date_range` over one field, with its
+/// `missing`: what both build their aggregations and bucket filters from.
+#[derive(Debug, Clone)]
+pub struct FieldRanges {
+    /// The field.
+    pub field: String,
+    /// A date field (its ends are then epoch milliseconds in a query).
+    date: bool,
+    /// Sorted ([`sort`]), those holding `missing` marked.
+    pub ranges: Vec<Bounds>,
+    /// What documents without the field count as.
+    missing: Option<f64>,
+}
+
+impl FieldRanges {
+    /// `ranges` of `field`, sorted, each holding `missing` marked.
+    pub fn new(field: &str, date: bool, mut ranges: Vec<Bounds>, missing: Option<f64>) -> Self {
+        for r in &mut ranges {
+            r.or_missing = missing.is_some_and(|m| r.holds(m));
+        }
+        sort(&mut ranges);
+        FieldRanges {
+            field: field.to_string(),
+            date,
+            ranges,
+            missing,
+        }
+    }
+
+    /// One aggregation per range: (name, request), as [`gather`] reads
+    /// them back. A range holding `missing` is a filter aggregation over
+    /// its range or the documents without the field (tantivy's range has
+    /// no `missing`); the others are one-range tantivy `range`s over the
+    /// field's column, the range keyed `"r"`.
+    pub fn tantivy_requests(
+        &self,
+        name: &str,
+        mappings: &Mappings,
+        now: i64,
+    ) -> Vec<(String, Value)> {
+        let column = format!("{KEYWORDS}.{}", self.field);
+        let part = |r: &Bounds| {
+            if r.or_missing {
+                return agg_filters::filter_request(mappings, &self.query(r), now);
+            }
             let mut range = json!({"key": "r"});
             if let Some(f) = r.from {
                 range["from"] = json!(f);
@@ -66,12 +108,67 @@ pub fn tantivy_requests(name: &str, column: &str, ranges: &[Bounds]) -> Vec<(Str
             if let Some(t) = r.to {
                 range["to"] = json!(t);
             }
-            (
-                part_name(name, i),
-                json!({"range": {"field": column, "ranges": [range]}}),
-            )
-        })
-        .collect()
+            json!({"range": {"field": column, "ranges": [range]}})
+        };
+        self.ranges
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (part_name(name, i), part(r)))
+            .collect()
+    }
+
+    /// Whether some range holds `missing` (its documents are then not
+    /// selected by the field's values alone).
+    pub fn counts_missing(&self) -> bool {
+        self.ranges.iter().any(|r| r.or_missing)
+    }
+
+    /// The query selecting the documents of the bucket from `from` to `to`
+    /// (as a reply writes them): the range, or also the documents without
+    /// the field when the range holds `missing`.
+    pub fn bucket_query(&self, from: Option<f64>, to: Option<f64>) -> Value {
+        let mut r = Bounds {
+            key: None,
+            from,
+            to,
+            or_missing: false,
+        };
+        r.or_missing = self.missing.is_some_and(|m| r.holds(m));
+        self.query(&r)
+    }
+
+    /// The query of range `r`'s documents.
+    fn query(&self, r: &Bounds) -> Value {
+        let within = range_query(&self.field, r.from, r.to, self.date);
+        if !r.or_missing {
+            return within;
+        }
+        json!({"bool": {"minimum_should_match": 1, "should": [
+            within,
+            {"bool": {"must_not": [{"exists": {"field": self.field}}]}}
+        ]}})
+    }
+}
+
+/// The `range` query of `field` from `from` (inclusive) to `to`
+/// (exclusive); a date field's ends as whole epoch milliseconds.
+pub fn range_query(field: &str, from: Option<f64>, to: Option<f64>, date: bool) -> Value {
+    let mut bounds = json!({});
+    if let Some(f) = from {
+        bounds["gte"] = json!(f);
+    }
+    if let Some(t) = to {
+        bounds["lt"] = json!(t);
+    }
+    if date {
+        bounds["format"] = json!("epoch_millis");
+        for k in ["gte", "lt"] {
+            if let Some(v) = bounds.get(k).and_then(Value::as_f64) {
+                bounds[k] = json!(v as i64);
+            }
+        }
+    }
+    json!({"range": { field: bounds }})
 }
 
 /// Replaces the per-range results of `name` in `result` (as

@@ -1,9 +1,10 @@
 //! [`RangeParams`]: the parameters of `range` and `date_range`, typed when
 //! the request is parsed: `field` (required; `script` refused), `ranges`
 //! (at least one; each a [`RangeSpec`]: `key`, `from`, `to`), `keyed`,
-//! `format`; `date_range` also takes `time_zone`, `range` also `missing`
-//! and `value_type` (accepted as written, unused: on a date field they
-//! are refused, as `date_range` refuses them).
+//! `format`, `missing` (kept as written: a number or a date, as the
+//! field is); `date_range` also takes `time_zone`, `range` also
+//! `value_type` (accepted as written, unused: on a date field it is
+//! refused, as `date_range` refuses it).
 //!
 //! The ends of a range are kept as written ([`RangeEdge`]): on a date
 //! field a string is a date, or date math, in the field's format (or
@@ -63,7 +64,7 @@ pub struct RangeParams {
     pub format: Option<String>,
     /// `date_range`'s `time_zone` (`None`: UTC).
     pub time_zone: Option<TimeZone>,
-    /// `range`'s `missing` as written (read by `number_range`).
+    /// `missing` as written (read by `number_range` and `date_range`).
     pub missing: Option<Value>,
     /// `range`'s `value_type` as written (unused).
     pub value_type: Option<String>,
@@ -137,7 +138,7 @@ impl RangeParams {
                     out.time_zone = Some(TimeZone::parse(tz)?);
                 }
                 ("keyed", _) => out.keyed = Some(v.as_bool().ok_or_else(|| bad(k, v))?),
-                ("missing", false) => out.missing = Some(v.clone()),
+                ("missing", _) => out.missing = Some(v.clone()),
                 ("value_type", false) => {
                     out.value_type = Some(v.as_str().ok_or_else(|| bad(k, v))?.to_string())
                 }

@@ -177,8 +177,8 @@ fn bad_date_range_parameters_are_refused_at_parse() {
             "parsing_exception",
         ),
         (
-            json!({"field": "ts", "ranges": [{}], "missing": "2020-01-01"}),
-            "[date_range] unknown field [missing] in [r]",
+            json!({"field": "ts", "ranges": [{}], "value_type": "date"}),
+            "[date_range] unknown field [value_type] in [r]",
             "parsing_exception",
         ),
         (
