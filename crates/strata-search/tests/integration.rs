@@ -88,6 +88,8 @@ mod placement;
 mod pmem_crash;
 #[path = "query_bytes_fuzz.rs"]
 mod query_bytes_fuzz;
+#[path = "random_sampler.rs"]
+mod random_sampler;
 #[path = "rate_aggs.rs"]
 mod rate_aggs;
 #[path = "recovery.rs"]

@@ -19,6 +19,8 @@
 //!   options (`rewrite`, flags, fuzziness) of the multi-term queries.
 //! - `geo`: `geo_bounding_box` and `geo_distance` over geo_point columns;
 //!   `geo_shape`: the box and distance they match points against.
+//! - `random_sample`: the `random_sampler` aggregation's sample of
+//!   documents by `_id` (not a query of the DSL).
 //! - `nested`: the `nested` query and the document levels (root or one
 //!   nested object's documents) every search is narrowed to.
 //! - `fuzzy`, `dis_max`, `prefix_match` (`match_phrase_prefix`,
@@ -52,6 +54,7 @@ pub mod nested;
 pub(crate) mod params;
 mod prefix_match;
 pub mod query_string;
+pub(crate) mod random_sample;
 mod regexp;
 pub(crate) mod segment_cache;
 pub mod simple_query_string;
@@ -130,5 +133,6 @@ fn translate(ctx: &QueryContext<'_>, query: &QueryAst<'_>, depth: usize) -> Resu
         QueryAst::FunctionScore(q) => {
             crate::script::score::function_score(ctx, q, depth, translate)
         }
+        QueryAst::RandomSample(q) => Ok(random_sample::build(ctx, q)),
     }
 }

@@ -338,6 +338,7 @@ fn translate_at<'n>(
                     | TypedParams::Filters(_)
                     | TypedParams::Sibling(_)
                     | TypedParams::MovingFn(_)
+                    | TypedParams::RandomSampler(_)
                     | TypedParams::Global => {
                         return Err(SearchError::illegal(format!(
                             "aggregation type [{kind}] of [{name}] is not supported by this server"

@@ -12,11 +12,14 @@
 //! request, with the query the tree's parse checked and parsed
 //! ([`FilterParams`]); `filter` below another aggregation goes to
 //! tantivy's filter aggregation instead (`agg_filters`), where geo
-//! sub-aggregations are not available.
+//! sub-aggregations are not available. `random_sampler` (top level only)
+//! is one too, its filter the sample (`random_sampler`).
 
 use serde_json::{json, Map, Value};
 
 use super::agg_tree::{AggNode, AggTree, FilterParams, TypedParams};
+use super::random_sampler::Sampler;
+use crate::error::Result;
 use crate::query::ParsedQuery;
 
 /// One top-level `filter` aggregation.
@@ -30,11 +33,17 @@ pub struct FilterAgg {
     pub aggs: Option<AggTree>,
     /// `global`: `filter` is `match_all`, and the search's query is ignored.
     pub global: bool,
+    /// `random_sampler`: the sample is the filter (`filter` unused), and
+    /// the reply its own.
+    pub sampler: Option<Sampler>,
 }
 
 impl FilterAgg {
     /// The query of this aggregation's pass under the search query `query`.
     pub fn query(&self, query: &ParsedQuery) -> ParsedQuery {
+        if let Some(sampler) = &self.sampler {
+            return sampler.query(query);
+        }
         if self.global {
             return self.filter.clone();
         }
@@ -43,13 +52,16 @@ impl FilterAgg {
 
     /// The aggregation's result from its pass's `hits.total.value` and
     /// `aggregations`.
-    pub fn result(doc_count: u64, aggregations: Option<&Value>) -> Value {
+    pub fn result(&self, doc_count: u64, aggregations: Option<&Value>) -> Result<Value> {
+        if let Some(sampler) = &self.sampler {
+            return sampler.result(doc_count, aggregations);
+        }
         let mut out = Map::new();
         out.insert("doc_count".into(), json!(doc_count));
         if let Some(Value::Object(subs)) = aggregations {
             out.extend(subs.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
-        Value::Object(out)
+        Ok(Value::Object(out))
     }
 }
 
@@ -71,9 +83,14 @@ pub fn split(aggs: &AggTree) -> (Vec<FilterAgg>, Option<AggTree>) {
 /// its structure (one kind, well-formed sub-aggregations) and parsed its
 /// query ([`FilterParams`]).
 fn of_node(node: &AggNode) -> Option<FilterAgg> {
-    let (filter, global) = match &node.typed {
-        TypedParams::Filter(FilterParams { query }) => (query.clone(), false),
-        TypedParams::Global => (ParsedQuery::match_all(), true),
+    let (filter, global, sampler) = match &node.typed {
+        TypedParams::Filter(FilterParams { query }) => (query.clone(), false, None),
+        TypedParams::Global => (ParsedQuery::match_all(), true, None),
+        TypedParams::RandomSampler(p) => (
+            ParsedQuery::match_all(),
+            false,
+            Some(Sampler::new(p, &node.subs)?),
+        ),
         _ => return None,
     };
     Some(FilterAgg {
@@ -81,6 +98,7 @@ fn of_node(node: &AggNode) -> Option<FilterAgg> {
         filter,
         aggs: AggTree::from_nodes(node.subs.clone()),
         global,
+        sampler,
     })
 }
 
@@ -102,7 +120,9 @@ mod tests {
         assert_eq!(rest.unwrap().nodes()[0].name, "x");
         // The tree's parse refuses an empty filter before any split.
         assert!(AggTree::parse(json!({"f": {"filter": {}}})).is_err());
-        let r = FilterAgg::result(3, Some(&json!({"t": {"value": 1}})));
+        let r = filters[0]
+            .result(3, Some(&json!({"t": {"value": 1}})))
+            .unwrap();
         assert_eq!(r, json!({"doc_count": 3, "t": {"value": 1}}));
     }
 

@@ -18,7 +18,9 @@
 //! - `aggs`: aggregation translation (`agg_shape`: what each result needs
 //!   fixed, `deferred`: the reshaping that fixes it); `agg_filters`:
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
-//!   top-level `filter` aggregation, one extra pass each.
+//!   top-level `filter` aggregation, one extra pass each, and
+//!   `random_sampler` (a pass over a sample, `sample_scale`: its results
+//!   scaled up).
 //! - `geo_aggs`: `geo_centroid`, `geo_bounds`, `geohash_grid` and `geotile_grid`, which tantivy lacks.
 //! - `pipelines`: `derivative`, `cumulative_sum`, `bucket_sort` over a
 //!   parent's final buckets; `sibling_pipelines`: `max_bucket`,
@@ -106,6 +108,7 @@ mod passes;
 mod percentiles;
 pub mod pipelines;
 mod pruned_source;
+mod random_sampler;
 mod range_buckets;
 mod ranked;
 mod ranking;
@@ -115,6 +118,7 @@ pub mod request;
 mod response;
 mod runtime_aggs;
 mod runtime_sort;
+mod sample_scale;
 pub mod scan_aggs;
 mod shard_failures;
 mod sibling_pipelines;
@@ -309,7 +313,7 @@ fn search_mapped(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Se
         let doc_count = out["hits"]["total"]["value"].as_u64().unwrap_or(0);
         results.insert(
             f.name.clone(),
-            filter_aggs::FilterAgg::result(doc_count, out.get("aggregations")),
+            f.result(doc_count, out.get("aggregations"))?,
         );
     }
     let body = &mut response.body;

@@ -21,14 +21,15 @@ use tantivy::query::{
     BitSetDocSet, BooleanQuery, ConstScoreQuery, ConstScorer, EnableScoring, Explanation, Occur,
     Query, Scorer, Weight,
 };
-use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{BitSet, DocId, DocSet, Score, SegmentReader, TantivyError, TERMINATED};
+use tantivy::schema::Field;
+use tantivy::{BitSet, DocId, Score, SegmentReader, TantivyError};
 
 use super::murmur3::murmur3_x86_32;
 use super::numbers::F64Column;
 use crate::error::{Result, SearchError};
 use crate::index::SearchIndex;
 use crate::mapping::FieldType;
+use crate::query::random_sample::docs_by_id;
 use crate::store::KEYWORDS;
 
 /// `TermsSliceQuery.SEED`.
@@ -227,26 +228,12 @@ impl SlicePart {
     }
 
     fn docs(&self, reader: &SegmentReader) -> tantivy::Result<BitSet> {
-        let mut set = BitSet::with_max_value(reader.max_doc());
         match &self.by {
-            SliceBy::Id(field) => {
-                let inverted = reader.inverted_index(*field)?;
-                let mut terms = inverted.terms().stream()?;
-                while terms.advance() {
-                    let hash = murmur3_x86_32(terms.key(), SEED) as i32;
-                    if !self.contains(i64::from(hash)) {
-                        continue;
-                    }
-                    let mut postings = inverted
-                        .read_postings_from_terminfo(terms.value(), IndexRecordOption::Basic)?;
-                    let mut doc = postings.doc();
-                    while doc != TERMINATED {
-                        set.insert(doc);
-                        doc = postings.advance();
-                    }
-                }
-            }
+            SliceBy::Id(field) => docs_by_id(reader, *field, |id| {
+                self.contains(i64::from(murmur3_x86_32(id, SEED) as i32))
+            }),
             SliceBy::Values { column, kind } => {
+                let mut set = BitSet::with_max_value(reader.max_doc());
                 let values = ColumnValues::open(reader, column, *kind)?;
                 for doc in 0..reader.max_doc() {
                     let hash = values.smallest(doc).map_or(0, |v| i64::from(mix(v)));
@@ -254,9 +241,9 @@ impl SlicePart {
                         set.insert(doc);
                     }
                 }
+                Ok(set)
             }
         }
-        Ok(set)
     }
 }
 

@@ -76,6 +76,7 @@ use tantivy::query::Query;
 use yoke::Yoke;
 
 use super::context::{QueryContext, MAX_NESTED_DEPTH};
+use super::random_sample::SampleAst;
 use crate::error::{QueryStep, Result, SearchError};
 
 /// The translator of a parsed query found inside another at nesting level
@@ -146,6 +147,9 @@ pub(crate) enum QueryAst<'a> {
     ScriptScore(ScriptScore<'a>),
     /// `function_score`.
     FunctionScore(FunctionScore<'a>),
+    /// The `random_sampler` aggregation's sample (composed only: no
+    /// request writes it).
+    RandomSample(SampleAst),
 }
 
 /// A query of a request, parsed once when the request is and shared by
@@ -209,6 +213,24 @@ impl ParsedQuery {
         let node = BoolQuery::conjunction(
             vec![QueryAst::Parsed(self.clone())],
             filters.iter().cloned().map(QueryAst::Parsed).collect(),
+        );
+        ParsedQuery::composed(QueryAst::Bool(node), json)
+    }
+
+    /// This query narrowed to the documents of the sample `sample` (see
+    /// `query::random_sample`); its JSON form names the sample
+    /// `random_sampler`.
+    pub(crate) fn random_sample(&self, sample: SampleAst) -> ParsedQuery {
+        let json = json!({"bool": {
+            "must": [self.json()],
+            "filter": [{"random_sampler": {
+                "probability": sample.probability,
+                "seed": sample.seed,
+            }}],
+        }});
+        let node = BoolQuery::conjunction(
+            vec![QueryAst::Parsed(self.clone())],
+            vec![QueryAst::RandomSample(sample)],
         );
         ParsedQuery::composed(QueryAst::Bool(node), json)
     }

@@ -61,6 +61,8 @@ pub enum AggKind {
     Filters,
     /// `global`.
     Global,
+    /// `random_sampler`.
+    RandomSampler,
     /// `missing`.
     Missing,
     /// `composite`.
@@ -148,6 +150,7 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::Filter, "filter"),
     (AggKind::Filters, "filters"),
     (AggKind::Global, "global"),
+    (AggKind::RandomSampler, "random_sampler"),
     (AggKind::Missing, "missing"),
     (AggKind::Composite, "composite"),
     (AggKind::Nested, "nested"),

@@ -42,7 +42,9 @@
 //! against the mapping as any search does), `top_metrics`,
 //! [`TopMetricsParams`] (its one sort and its metrics' fields as written,
 //! `size` within `index.top_metrics_max_size`), and `filter` and `filters`,
-//! [`FilterParams`] and [`FiltersParams`].
+//! [`FilterParams`] and [`FiltersParams`], and `random_sampler`,
+//! [`RandomSamplerParams`] (with what each sub-aggregation's sampled
+//! result needs, [`SampleScale`]).
 //! The queries inside aggregations (`filter`'s, `filters`', the
 //! `background_filter`) are parsed here, once, into `ParsedQuery`s: the
 //! query's tree with the JSON it borrows from, owned together (through
@@ -84,6 +86,7 @@ mod nested;
 mod percentile_ranks;
 mod percentiles;
 mod pipeline;
+mod random_sampler;
 mod range;
 mod rare_terms;
 mod rate;
@@ -122,6 +125,7 @@ pub use self::percentile_ranks::PercentileRanksParams;
 pub use self::percentiles::PercentilesParams;
 pub(crate) use self::pipeline::check_parent;
 pub use self::pipeline::{GapPolicy, NormalizeMethod, PipelineParams, SortKey};
+pub use self::random_sampler::{RandomSamplerParams, SampleScale};
 pub use self::range::{RangeEdge, RangeParams};
 pub use self::rare_terms::RareTermsParams;
 pub use self::rate::{RateDivisor, RateMode, RateParams};
@@ -292,6 +296,9 @@ impl AggNode {
                 .map_err(|e| e.in_query(QueryStep::Key(key.clone())))?,
             None => Vec::new(),
         };
+        if let TypedParams::RandomSampler(p) = &typed {
+            p.check_subs(name, &subs)?;
+        }
         Ok(AggNode {
             name: name.to_string(),
             kind,

@@ -9,7 +9,7 @@ use super::{
     DateHistogramParams, FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams,
     GeoGridParams, GridSystem, HistogramParams, IpRangeParams, MetricParams, MissingParams,
     MovingFnParams, MultiTermsParams, NestedParams, PercentileRanksParams, PercentilesParams,
-    PipelineParams, RangeParams, RareTermsParams, RateParams, SiblingParams,
+    PipelineParams, RandomSamplerParams, RangeParams, RareTermsParams, RateParams, SiblingParams,
     SignificantTermsParams, SpreadKind, SpreadParams, StringStatsParams, TermsParams,
     TopHitsParams, TopMetricsParams, WeightedAvgParams,
 };
@@ -85,6 +85,8 @@ pub enum TypedParams {
     MovingFn(MovingFnParams),
     /// `global` (top level only, no parameters).
     Global,
+    /// `random_sampler` (top level only).
+    RandomSampler(RandomSamplerParams),
 }
 
 impl TypedParams {
@@ -155,6 +157,9 @@ impl TypedParams {
             AggKind::TopMetrics => TypedParams::TopMetrics(TopMetricsParams::parse(name, params)?),
             AggKind::Filter => TypedParams::Filter(FilterParams::parse(name, params)?),
             AggKind::Global => global(name, params, parent)?,
+            AggKind::RandomSampler => {
+                TypedParams::RandomSampler(RandomSamplerParams::parse(name, params, parent)?)
+            }
             AggKind::Filters => TypedParams::Filters(FiltersParams::parse(name, params)?),
             k if BucketScriptParams::covers(k) => {
                 TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
@@ -197,6 +202,7 @@ impl TypedParams {
             | TypedParams::Filters(_)
             | TypedParams::Sibling(_)
             | TypedParams::MovingFn(_)
+            | TypedParams::RandomSampler(_)
             | TypedParams::Global => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),

@@ -1,0 +1,194 @@
+//! [`RandomSamplerParams`]: the `random_sampler` aggregation's parameters
+//! and the checks Elasticsearch 8.15 makes of it
+//! (`RandomSamplerAggregationBuilder`): `probability` (0 < p <= 0.5, or
+//! exactly 1), `seed` and `shard_seed` (ints), nothing else; top level
+//! only; sub-aggregations required, each of a kind that can be sampled.
+//!
+//! Which kinds can be sampled is what [`SampleScale`] says: how the
+//! final reduce of Elasticsearch (`InternalRandomSampler.reduce`, each
+//! sub-result's `finalizeSampling`) scales a result by `1 / p`, for the
+//! kinds whose rule was read there. A kind without a rule here is
+//! refused rather than answered unscaled.
+
+use serde_json::Value;
+
+use super::{AggKind, AggNode, BucketScriptParams, SiblingParams};
+use crate::error::{Result, SearchError};
+use crate::search::java_double::java_double;
+
+const KIND: &str = "random_sampler";
+
+/// The parameters of one `random_sampler` aggregation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RandomSamplerParams {
+    /// `probability` (`None`: not written, refused by [`check_subs`]
+    /// after the sub-aggregations' check, as Elasticsearch orders them).
+    pub probability: Option<f64>,
+    /// `seed` (`None`: one drawn per request).
+    pub seed: Option<i32>,
+    /// `shard_seed`.
+    pub shard_seed: Option<i32>,
+}
+
+/// How a sub-aggregation's result is scaled up by `1 / p` (Elasticsearch's
+/// `SamplingContext.scaleUp`: a count is rounded, a double divided).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SampleScale {
+    /// Bucket aggregations: every bucket's `doc_count` (and a `terms`'
+    /// error bounds and `sum_other_doc_count`), and their buckets'
+    /// sub-aggregations in turn (`InternalFilter`, `InternalRange`,
+    /// `AbstractInternalTerms`, the histograms).
+    Buckets,
+    /// `sum`: its value (`Sum`).
+    Sum,
+    /// `value_count`: its count (`InternalValueCount`).
+    Count,
+    /// `stats`: `count` and `sum`, `avg` following; `min` and `max` kept
+    /// (`InternalStats`).
+    Stats,
+    /// Kept as sampled: `min`, `max`, `avg` (`InternalAvg` returns
+    /// itself), `percentiles` and `percentile_ranks` (both digests return
+    /// themselves).
+    Kept,
+    /// Pipelines computed on the response, after the scaling
+    /// (`bucket_script`, `bucket_selector`, `moving_fn`, the sibling
+    /// pipelines): they read scaled values, as Elasticsearch's do after
+    /// its final reduce.
+    Later,
+}
+
+impl SampleScale {
+    /// The rule of `kind`; `None` for a kind that cannot be sampled here.
+    pub fn of(kind: AggKind) -> Option<SampleScale> {
+        use AggKind::*;
+        Some(match kind {
+            Terms | Histogram | DateHistogram | Range | DateRange | Filter | Filters => {
+                SampleScale::Buckets
+            }
+            Sum => SampleScale::Sum,
+            ValueCount => SampleScale::Count,
+            Stats => SampleScale::Stats,
+            Min | Max | Avg | Percentiles | PercentileRanks => SampleScale::Kept,
+            MovingFn => SampleScale::Later,
+            k if BucketScriptParams::covers(k) || SiblingParams::covers(k) => SampleScale::Later,
+            _ => return None,
+        })
+    }
+}
+
+impl RandomSamplerParams {
+    /// The parameters `params` of the `random_sampler` `name`, in a
+    /// `parent` aggregation (`None`: at the top level).
+    pub fn parse(name: &str, params: &Value, parent: Option<AggKind>) -> Result<Self> {
+        let obj = params.as_object().ok_or_else(|| SearchError::FieldParse {
+            reason: format!("[{KIND}] expected an object, got [{params}]"),
+            cause: None,
+        })?;
+        let mut out = RandomSamplerParams {
+            probability: None,
+            seed: None,
+            shard_seed: None,
+        };
+        for (key, value) in obj {
+            match key.as_str() {
+                "probability" => out.probability = Some(probability(value)?),
+                "seed" => out.seed = Some(int(key, value)?),
+                "shard_seed" => out.shard_seed = Some(int(key, value)?),
+                _ => {
+                    return Err(SearchError::FieldParse {
+                        reason: format!("[{KIND}] unknown field [{key}]"),
+                        cause: None,
+                    })
+                }
+            }
+        }
+        if parent.is_some() {
+            return Err(SearchError::illegal(format!(
+                "[{KIND}] aggregation [{name}] cannot have a parent aggregation"
+            )));
+        }
+        Ok(out)
+    }
+
+    /// The checks of the built aggregation `name` with sub-aggregations
+    /// `subs`, in Elasticsearch's order: some sub-aggregation, a
+    /// `probability`, and every aggregation below of a kind that can be
+    /// sampled (parent first, in request order).
+    pub fn check_subs(&self, name: &str, subs: &[AggNode]) -> Result<()> {
+        if subs.is_empty() {
+            return Err(SearchError::illegal(format!(
+                "[{KIND}] aggregation [{name}] must have sub-aggregations"
+            )));
+        }
+        if self.probability.is_none() {
+            return Err(SearchError::illegal(format!(
+                "[{KIND}] aggregation [{name}] must have [probability] set"
+            )));
+        }
+        check_level(name, subs)
+    }
+}
+
+/// Refuses the first aggregation of `nodes` (or below) that cannot be
+/// sampled.
+fn check_level(sampler: &str, nodes: &[AggNode]) -> Result<()> {
+    for node in nodes {
+        let (kind, sub) = (node.kind.name(), &node.name);
+        if node.kind == AggKind::Cardinality {
+            // Elasticsearch's own refusal (its builder does not support
+            // sampling).
+            return Err(SearchError::illegal(format!(
+                "[{KIND}] aggregation [{sampler}] does not support sampling [{kind}] aggregation [{sub}]"
+            )));
+        }
+        if SampleScale::of(node.kind).is_none() {
+            return Err(SearchError::illegal(format!(
+                "[{KIND}] aggregation [{sampler}]: sampling [{kind}] aggregation [{sub}] is not supported by this server"
+            )));
+        }
+        check_level(sampler, &node.subs)?;
+    }
+    Ok(())
+}
+
+/// `probability`: a number (or a string of one), 0 < p <= 0.5 or 1.
+fn probability(value: &Value) -> Result<f64> {
+    let p = match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    let fail =
+        |msg: String| SearchError::field_parse(KIND, "probability", SearchError::illegal(msg));
+    let p = p.ok_or_else(|| fail(format!("[probability] must be a number, was [{value}]")))?;
+    if p <= 0.0 || p.is_nan() {
+        return Err(fail(format!(
+            "[probability] must be greater than 0.0, was [{}]",
+            java_double(p)
+        )));
+    }
+    if p > 0.5 && p != 1.0 {
+        return Err(fail(format!(
+            "[probability] must be between 0.0 and 0.5 or exactly 1.0, was [{}]",
+            java_double(p)
+        )));
+    }
+    Ok(p)
+}
+
+/// An int parameter (`seed`, `shard_seed`): an integer in Java's `int`
+/// range, or a string of one.
+fn int(key: &str, value: &Value) -> Result<i32> {
+    let n = match value {
+        Value::Number(n) => n.as_i64().and_then(|n| i32::try_from(n).ok()),
+        Value::String(s) => s.trim().parse::<i32>().ok(),
+        _ => None,
+    };
+    n.ok_or_else(|| {
+        SearchError::field_parse(
+            KIND,
+            key,
+            SearchError::illegal(format!("[{key}] must be an int, was [{value}]")),
+        )
+    })
+}
