@@ -90,6 +90,8 @@ mod pmem_crash;
 mod query_bytes_fuzz;
 #[path = "random_sampler.rs"]
 mod random_sampler;
+#[path = "random_sampler_scaling.rs"]
+mod random_sampler_scaling;
 #[path = "rate_aggs.rs"]
 mod rate_aggs;
 #[path = "recovery.rs"]

@@ -1,11 +1,9 @@
 //! The `random_sampler` aggregation as Elasticsearch 8.15 answers it,
 //! over 3,000 documents in 2 shards and many segments: the sample's size
 //! within a binomial bound of N * p; the same seed the same reply, another
-//! seed another sample; the query filtering the sample; sub-aggregations
-//! scaled by 1 / p (bucket counts, `sum`, `value_count`, `stats`' count
-//! and sum) or not (`max`, `avg`, `stats`' extremes) against a model of
-//! the very documents sampled; p = 1 the unsampled answer exactly; bad
-//! parameters refused with Elasticsearch's messages.
+//! seed another sample; the query filtering the sample; bad parameters
+//! refused with Elasticsearch's messages. The scaling of the
+//! sub-aggregations is `random_sampler_scaling`'s, on these documents.
 
 use std::collections::BTreeSet;
 
@@ -14,10 +12,10 @@ use strata_search::Catalog;
 
 use crate::common::{logs_index, search_logs, try_search};
 
-const N: usize = 3000;
+pub(crate) const N: usize = 3000;
 
 /// Document `i`: its tag, number and id.
-fn tag(i: usize) -> &'static str {
+pub(crate) fn tag(i: usize) -> &'static str {
     match i % 5 {
         0 => "a",
         1 | 2 => "b",
@@ -25,13 +23,13 @@ fn tag(i: usize) -> &'static str {
     }
 }
 
-fn number(i: usize) -> i64 {
+pub(crate) fn number(i: usize) -> i64 {
     ((i * 37) % 1000) as i64
 }
 
 /// The catalog with the documents `d0`..`d2999`, refreshed every 250 (so
 /// each shard holds many segments).
-fn catalog() -> (tempfile::TempDir, Catalog) {
+pub(crate) fn catalog() -> (tempfile::TempDir, Catalog) {
     let tmp = tempfile::tempdir().unwrap();
     let (catalog, index) = logs_index(
         tmp.path(),
@@ -59,14 +57,14 @@ fn catalog() -> (tempfile::TempDir, Catalog) {
 
 /// The sampler `{"s": {"random_sampler": params, "aggs": subs}}` under
 /// `query`: its reply.
-fn sampled(c: &Catalog, query: Value, params: Value, subs: Value) -> Value {
+pub(crate) fn sampled(c: &Catalog, query: Value, params: Value, subs: Value) -> Value {
     let body = json!({"size": 0, "query": query,
         "aggs": {"s": {"random_sampler": params, "aggs": subs}}});
     search_logs(c, &body)["aggregations"]["s"].clone()
 }
 
 /// The indexes of the documents sampled with `params` under `query`.
-fn sample(c: &Catalog, query: Value, params: Value) -> BTreeSet<usize> {
+pub(crate) fn sample(c: &Catalog, query: Value, params: Value) -> BTreeSet<usize> {
     let out = sampled(
         c,
         query,
@@ -163,187 +161,6 @@ fn the_query_filters_the_sample() {
     let want: BTreeSet<usize> = whole.iter().copied().filter(|i| tag(*i) == "a").collect();
     assert!(!want.is_empty());
     assert_eq!(only_a, want);
-}
-
-/// `Math.round(count * (1 / p))`.
-fn scale_count(count: usize, p: f64) -> u64 {
-    (count as f64 * (1.0 / p) + 0.5).floor() as u64
-}
-
-#[test]
-fn sub_aggregations_scale_as_elasticsearch_finalizes_them() {
-    let (_tmp, c) = catalog();
-    let p = 0.1;
-    let params = json!({"probability": p, "seed": 42});
-    let ids = sample(&c, json!({"match_all": {}}), params.clone());
-    let subs = json!({
-        "tags": {"terms": {"field": "tag"}, "aggs": {
-            "total": {"sum": {"field": "n"}}, "top": {"max": {"field": "n"}}}},
-        "total": {"sum": {"field": "n"}},
-        "count": {"value_count": {"field": "n"}},
-        "top": {"max": {"field": "n"}},
-        "least": {"min": {"field": "n"}},
-        "mean": {"avg": {"field": "n"}},
-        "st": {"stats": {"field": "n"}},
-        "by_hundred": {"histogram": {"field": "n", "interval": 100}},
-        "days": {"date_histogram": {"field": "t", "calendar_interval": "day"}},
-        "lows": {"range": {"field": "n", "ranges": [{"to": 500}, {"from": 500}]}},
-        "only_a": {"filter": {"term": {"tag": "a"}}, "aggs": {"c": {"value_count": {"field": "n"}}}}
-    });
-    let out = sampled(&c, json!({"match_all": {}}), params, subs);
-    assert_eq!(
-        out["doc_count"],
-        json!(ids.len()),
-        "the sampler's own count is the sample's"
-    );
-
-    let values: Vec<f64> = ids.iter().map(|i| number(*i) as f64).collect();
-    let sum: f64 = values.iter().sum();
-    let close = |got: &Value, want: f64, what: &str| {
-        let got = got.as_f64().unwrap();
-        assert!(
-            (got - want).abs() <= 1e-9 * want.abs().max(1.0),
-            "{what}: {got} against {want}"
-        );
-    };
-    close(&out["total"]["value"], sum / p, "sum");
-    assert_eq!(out["count"]["value"], json!(scale_count(ids.len(), p)));
-    close(
-        &out["top"]["value"],
-        values.iter().copied().fold(f64::MIN, f64::max),
-        "max",
-    );
-    close(
-        &out["least"]["value"],
-        values.iter().copied().fold(f64::MAX, f64::min),
-        "min",
-    );
-    close(&out["mean"]["value"], sum / values.len() as f64, "avg");
-    let st = &out["st"];
-    assert_eq!(st["count"], json!(scale_count(ids.len(), p)));
-    close(&st["sum"], sum / p, "stats sum");
-    close(
-        &st["max"],
-        values.iter().copied().fold(f64::MIN, f64::max),
-        "stats max",
-    );
-    close(
-        &st["avg"],
-        (sum / p) / scale_count(ids.len(), p) as f64,
-        "stats avg",
-    );
-
-    for bucket in out["tags"]["buckets"].as_array().unwrap() {
-        let key = bucket["key"].as_str().unwrap();
-        let mine: Vec<f64> = ids
-            .iter()
-            .filter(|i| tag(**i) == key)
-            .map(|i| number(*i) as f64)
-            .collect();
-        assert_eq!(
-            bucket["doc_count"],
-            json!(scale_count(mine.len(), p)),
-            "{key}"
-        );
-        close(&bucket["total"]["value"], mine.iter().sum::<f64>() / p, key);
-        close(
-            &bucket["top"]["value"],
-            mine.iter().copied().fold(f64::MIN, f64::max),
-            key,
-        );
-    }
-    for bucket in out["by_hundred"]["buckets"].as_array().unwrap() {
-        let from = bucket["key"].as_f64().unwrap() as i64;
-        let n = ids
-            .iter()
-            .filter(|i| (from..from + 100).contains(&number(**i)))
-            .count();
-        assert_eq!(
-            bucket["doc_count"],
-            json!(scale_count(n, p)),
-            "histogram {from}"
-        );
-    }
-    let days = out["days"]["buckets"].as_array().unwrap();
-    let day_total: u64 = days.iter().map(|b| b["doc_count"].as_u64().unwrap()).sum();
-    let per_day = |d: usize| ids.iter().filter(|i| **i / 24 == d).count();
-    let want: u64 = (0..N.div_ceil(24))
-        .map(|d| scale_count(per_day(d), p))
-        .sum();
-    assert_eq!(day_total, want);
-    let lows = ids.iter().filter(|i| number(**i) < 500).count();
-    assert_eq!(
-        out["lows"]["buckets"][0]["doc_count"],
-        json!(scale_count(lows, p))
-    );
-    assert_eq!(
-        out["lows"]["buckets"][1]["doc_count"],
-        json!(scale_count(ids.len() - lows, p))
-    );
-    let a = ids.iter().filter(|i| tag(**i) == "a").count();
-    assert_eq!(out["only_a"]["doc_count"], json!(scale_count(a, p)));
-    assert_eq!(out["only_a"]["c"]["value"], json!(scale_count(a, p)));
-}
-
-#[test]
-fn pipelines_read_the_scaled_values() {
-    let (_tmp, c) = catalog();
-    let body = json!({"size": 0, "aggs": {
-        "s": {"random_sampler": {"probability": 0.1, "seed": 42}, "aggs": {
-            "tags": {"terms": {"field": "tag"}, "aggs": {
-                "total": {"sum": {"field": "n"}},
-                "twice": {"bucket_script": {"buckets_path": {"t": "total"}, "script": "params.t * 2"}}}},
-            "biggest": {"max_bucket": {"buckets_path": "tags>_count"}},
-            "top_tag": {"max_bucket": {"buckets_path": "tags>total"}}}}}});
-    let out = search_logs(&c, &body)["aggregations"].clone();
-    let buckets = out["s"]["tags"]["buckets"].as_array().unwrap();
-    let most = buckets
-        .iter()
-        .map(|b| b["doc_count"].as_u64().unwrap())
-        .max()
-        .unwrap();
-    assert_eq!(out["s"]["biggest"]["value"].as_f64(), Some(most as f64));
-    let top = buckets
-        .iter()
-        .map(|b| b["total"]["value"].as_f64().unwrap())
-        .fold(f64::MIN, f64::max);
-    assert_eq!(out["s"]["top_tag"]["value"].as_f64(), Some(top));
-    // As in Elasticsearch, a sibling pipeline's path cannot start at the
-    // sampler: it is a single-bucket aggregation.
-    let outside = json!({"size": 0, "aggs": {
-        "s": {"random_sampler": {"probability": 0.1, "seed": 42},
-              "aggs": {"tags": {"terms": {"field": "tag"}}}},
-        "top": {"max_bucket": {"buckets_path": "s>tags>_count"}}}});
-    let e = try_search(&c, &outside).unwrap_err();
-    assert_eq!(e.status(), 400);
-    assert!(
-        e.to_string()
-            .contains("The first aggregation in buckets_path must be a multi-bucket"),
-        "{e}"
-    );
-    for b in buckets {
-        let total = b["total"]["value"].as_f64().unwrap();
-        assert_eq!(b["twice"]["value"].as_f64(), Some(total * 2.0), "{b}");
-    }
-}
-
-#[test]
-fn probability_one_is_the_unsampled_answer() {
-    let (_tmp, c) = catalog();
-    let subs = json!({
-        "tags": {"terms": {"field": "tag"}, "aggs": {"total": {"sum": {"field": "n"}}}},
-        "st": {"stats": {"field": "n"}},
-        "mean": {"avg": {"field": "n"}},
-        "pct": {"percentiles": {"field": "n", "percents": [50, 90]}}
-    });
-    let query = json!({"range": {"n": {"gte": 100}}});
-    let plain = search_logs(&c, &json!({"size": 0, "query": query, "aggs": subs}));
-    let out = sampled(&c, query, json!({"probability": 1, "seed": 3}), subs);
-    assert_eq!(out["doc_count"], plain["hits"]["total"]["value"]);
-    for name in ["tags", "st", "mean", "pct"] {
-        assert_eq!(out[name], plain["aggregations"][name], "{name}");
-    }
-    assert_eq!(out["probability"], json!(1.0));
 }
 
 /// The status, message and cause's message of the sampler `sampler` (a

@@ -297,7 +297,9 @@ impl AggNode {
             None => Vec::new(),
         };
         if let TypedParams::RandomSampler(p) = &typed {
-            p.check_subs(name, &subs)?;
+            let mut below = Vec::new();
+            preorder(&subs, &mut below);
+            p.check_subs(name, &below)?;
         }
         Ok(AggNode {
             name: name.to_string(),
@@ -319,6 +321,14 @@ impl AggNode {
             body.insert("aggs".into(), level_json(&self.subs));
         }
         Value::Object(body)
+    }
+}
+
+/// The names and kinds of `nodes` and of all below them, parents first.
+fn preorder<'n>(nodes: &'n [AggNode], out: &mut Vec<(&'n str, AggKind)>) {
+    for node in nodes {
+        out.push((&node.name, node.kind));
+        preorder(&node.subs, out);
     }
 }
 

@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::{AggKind, AggNode, BucketScriptParams, SiblingParams};
+use super::{AggKind, BucketScriptParams, SiblingParams};
 use crate::error::{Result, SearchError};
 use crate::search::java_double::java_double;
 
@@ -110,12 +110,13 @@ impl RandomSamplerParams {
         Ok(out)
     }
 
-    /// The checks of the built aggregation `name` with sub-aggregations
-    /// `subs`, in Elasticsearch's order: some sub-aggregation, a
+    /// The checks of the built aggregation `name` whose sub-aggregations
+    /// and all below them are `below` (name, kind; parents first, in
+    /// request order), in Elasticsearch's order: some sub-aggregation, a
     /// `probability`, and every aggregation below of a kind that can be
-    /// sampled (parent first, in request order).
-    pub fn check_subs(&self, name: &str, subs: &[AggNode]) -> Result<()> {
-        if subs.is_empty() {
+    /// sampled.
+    pub fn check_subs(&self, name: &str, below: &[(&str, AggKind)]) -> Result<()> {
+        if below.is_empty() {
             return Err(SearchError::illegal(format!(
                 "[{KIND}] aggregation [{name}] must have sub-aggregations"
             )));
@@ -125,30 +126,23 @@ impl RandomSamplerParams {
                 "[{KIND}] aggregation [{name}] must have [probability] set"
             )));
         }
-        check_level(name, subs)
-    }
-}
-
-/// Refuses the first aggregation of `nodes` (or below) that cannot be
-/// sampled.
-fn check_level(sampler: &str, nodes: &[AggNode]) -> Result<()> {
-    for node in nodes {
-        let (kind, sub) = (node.kind.name(), &node.name);
-        if node.kind == AggKind::Cardinality {
-            // Elasticsearch's own refusal (its builder does not support
-            // sampling).
-            return Err(SearchError::illegal(format!(
-                "[{KIND}] aggregation [{sampler}] does not support sampling [{kind}] aggregation [{sub}]"
-            )));
+        for (sub, kind) in below {
+            let kind_name = kind.name();
+            if *kind == AggKind::Cardinality {
+                // Elasticsearch's own refusal (its builder does not
+                // support sampling).
+                return Err(SearchError::illegal(format!(
+                    "[{KIND}] aggregation [{name}] does not support sampling [{kind_name}] aggregation [{sub}]"
+                )));
+            }
+            if SampleScale::of(*kind).is_none() {
+                return Err(SearchError::illegal(format!(
+                    "[{KIND}] aggregation [{name}]: sampling [{kind_name}] aggregation [{sub}] is not supported by this server"
+                )));
+            }
         }
-        if SampleScale::of(node.kind).is_none() {
-            return Err(SearchError::illegal(format!(
-                "[{KIND}] aggregation [{sampler}]: sampling [{kind}] aggregation [{sub}] is not supported by this server"
-            )));
-        }
-        check_level(sampler, &node.subs)?;
+        Ok(())
     }
-    Ok(())
 }
 
 /// `probability`: a number (or a string of one), 0 < p <= 0.5 or 1.
