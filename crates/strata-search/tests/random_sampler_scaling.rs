@@ -2,8 +2,9 @@
 //! final reduce scales them (`finalizeSampling`): bucket counts, `sum`,
 //! `value_count`, `stats`' count and sum by 1 / p; `max`, `min`, `avg`,
 //! `stats`' extremes not; checked against a model of the very documents
-//! sampled. The pipelines computed on the response read the scaled
-//! values; p = 1 is the unsampled answer exactly.
+//! sampled. The pipelines (parent ones, and those computed on the
+//! response) read the scaled values; p = 1 is the unsampled answer
+//! exactly.
 
 use serde_json::{json, Value};
 
@@ -174,6 +175,56 @@ fn pipelines_read_the_scaled_values() {
         let total = b["total"]["value"].as_f64().unwrap();
         assert_eq!(b["twice"]["value"].as_f64(), Some(total * 2.0), "{b}");
     }
+}
+
+#[test]
+fn parent_pipelines_run_on_the_scaled_buckets() {
+    let (_tmp, c) = catalog();
+    let subs = json!({
+        "days": {"date_histogram": {"field": "t", "calendar_interval": "week"}, "aggs": {
+            "total": {"sum": {"field": "n"}},
+            "running": {"cumulative_sum": {"buckets_path": "_count"}},
+            "change": {"derivative": {"buckets_path": "total"}}}},
+        "tags": {"terms": {"field": "tag"}, "aggs": {
+            "first": {"bucket_sort": {"sort": [{"_count": "asc"}], "size": 1}}}}
+    });
+    let out = sampled(
+        &c,
+        json!({"match_all": {}}),
+        json!({"probability": 0.1, "seed": 42}),
+        subs,
+    );
+    let weeks = out["days"]["buckets"].as_array().unwrap();
+    let (mut running, mut previous) = (0u64, None::<f64>);
+    for week in weeks {
+        running += week["doc_count"].as_u64().unwrap();
+        assert_eq!(
+            week["running"]["value"].as_f64(),
+            Some(running as f64),
+            "{week}"
+        );
+        let total = week["total"]["value"].as_f64().unwrap();
+        if let Some(before) = previous {
+            let change = week["change"]["value"].as_f64().unwrap();
+            assert!((change - (total - before)).abs() < 1e-6, "{week}");
+        }
+        previous = Some(total);
+    }
+    // The running count is the scaled one: about N.
+    assert!(
+        (running as f64 - N as f64).abs() < 0.2 * N as f64,
+        "{running}"
+    );
+    let tags = out["tags"]["buckets"].as_array().unwrap();
+    assert_eq!(tags.len(), 1);
+    let ids = sample(
+        &c,
+        json!({"match_all": {}}),
+        json!({"probability": 0.1, "seed": 42}),
+    );
+    let a = ids.iter().filter(|i| tag(**i) == "a").count();
+    assert_eq!(tags[0]["key"], json!("a"));
+    assert_eq!(tags[0]["doc_count"], json!(scale_count(a, 0.1)));
 }
 
 #[test]

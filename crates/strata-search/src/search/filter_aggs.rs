@@ -93,10 +93,12 @@ fn of_node(node: &AggNode) -> Option<FilterAgg> {
         ),
         _ => return None,
     };
+    // A sampler's pass leaves its parent pipelines to it.
+    let subs = sampler.as_ref().map_or(&node.subs, |s| &s.pass_subs);
     Some(FilterAgg {
         name: node.name.clone(),
         filter,
-        aggs: AggTree::from_nodes(node.subs.clone()),
+        aggs: AggTree::from_nodes(subs.clone()),
         global,
         sampler,
     })

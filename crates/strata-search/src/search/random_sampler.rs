@@ -17,16 +17,25 @@
 //! sample's `doc_count` (not scaled) and the sub-aggregations, scaled as
 //! Elasticsearch's final reduce scales them (`finalizeSampling`,
 //! `SampleScale`, applied by `sample_scale`) before any pipeline reads
-//! them: the bucket scripts, moving functions and sibling pipelines run
-//! on the response afterwards. With p = 1 nothing is sampled or scaled.
+//! them: the parent pipelines (`derivative`, `cumulative_sum`,
+//! `serial_diff`, `normalize`, `bucket_sort`) are taken out of the pass
+//! and computed here after the scaling, and the bucket scripts, moving
+//! functions and sibling pipelines run on the response afterwards. With
+//! p = 1 nothing is sampled or scaled.
 
 use serde_json::{Map, Value};
 
-use super::agg_tree::{AggNode, RandomSamplerParams};
+use super::agg_tree::{AggNode, PipelineParams, RandomSamplerParams, TypedParams};
+use super::pipelines::{self, for_each_scope};
 use super::sample_scale::scale_level;
+use super::taken_aggs::take_out;
 use crate::error::Result;
 use crate::query::random_sample::SampleAst;
 use crate::query::ParsedQuery;
+
+/// The parent pipelines of one aggregation (its path from the sampler)
+/// with their names, in request order.
+type ParentPipelines = (Vec<String>, Vec<(String, PipelineParams)>);
 
 /// One top-level `random_sampler`, its seed drawn.
 #[derive(Debug, Clone)]
@@ -40,18 +49,42 @@ pub struct Sampler {
     pub shard_seed: Option<i32>,
     /// The sub-aggregations, whose kinds say how each result is scaled.
     pub subs: Vec<AggNode>,
+    /// The sub-aggregations without the parent pipelines: the pass's.
+    pub pass_subs: Vec<AggNode>,
+    /// The parent pipelines (`derivative`, `cumulative_sum`, ...) taken
+    /// out of the pass, by the path of their parent from the sampler: they
+    /// run after the scaling, on the scaled buckets.
+    pipelines: Vec<ParentPipelines>,
 }
 
 impl Sampler {
     /// The sampler of `params` over `subs`; `None` without a
     /// `probability` (the tree's parse refuses that).
     pub fn new(params: &RandomSamplerParams, subs: &[AggNode]) -> Option<Sampler> {
+        let (pass_subs, taken) = take_out(subs, &mut |_, node, parent| {
+            Ok(match &node.typed {
+                TypedParams::Pipeline(p) => Some((parent.to_vec(), node.name.clone(), p.clone())),
+                _ => None,
+            })
+        })
+        .ok()?;
+        // Grouped by parent, each group in request order (as `deferred`
+        // applies a parent's pipelines).
+        let mut pipelines: Vec<ParentPipelines> = Vec::new();
+        for (parent, name, params) in taken {
+            match pipelines.iter_mut().find(|(p, _)| *p == parent) {
+                Some((_, group)) => group.push((name, params)),
+                None => pipelines.push((parent, vec![(name, params)])),
+            }
+        }
         Some(Sampler {
             probability: params.probability?,
             // Elasticsearch's default: `Randomness.get().nextInt()`.
             seed: params.seed.unwrap_or_else(rand::random::<i32>),
             shard_seed: params.shard_seed,
             subs: subs.to_vec(),
+            pass_subs,
+            pipelines,
         })
     }
 
@@ -85,6 +118,21 @@ impl Sampler {
         if self.probability < 1.0 {
             scale_level(&self.subs, &mut subs, self.probability)?;
         }
+        let mut subs = Value::Object(subs);
+        for (parent, pipes) in &self.pipelines {
+            let Some((last, up)) = parent.split_last() else {
+                continue;
+            };
+            for_each_scope(&mut subs, up, &mut |scope| {
+                if let Some(agg) = scope.get_mut(last) {
+                    pipelines::apply(agg, pipes);
+                }
+                Ok(())
+            })?;
+        }
+        let Value::Object(subs) = subs else {
+            return Ok(Value::Null);
+        };
         let mut out = Map::new();
         out.insert("seed".into(), self.seed.into());
         if let Some(s) = self.shard_seed {

@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::{AggKind, BucketScriptParams, SiblingParams};
+use super::{AggKind, BucketScriptParams, PipelineParams, SiblingParams};
 use crate::error::{Result, SearchError};
 use crate::search::java_double::java_double;
 
@@ -50,10 +50,10 @@ pub enum SampleScale {
     /// itself), `percentiles` and `percentile_ranks` (both digests return
     /// themselves).
     Kept,
-    /// Pipelines computed on the response, after the scaling
-    /// (`bucket_script`, `bucket_selector`, `moving_fn`, the sibling
-    /// pipelines): they read scaled values, as Elasticsearch's do after
-    /// its final reduce.
+    /// Pipelines computed after the scaling (`bucket_script`,
+    /// `bucket_selector`, `moving_fn`, the sibling pipelines on the
+    /// response; the parent pipelines by the sampler): they read scaled
+    /// values, as Elasticsearch's do after its final reduce.
     Later,
 }
 
@@ -69,8 +69,15 @@ impl SampleScale {
             ValueCount => SampleScale::Count,
             Stats => SampleScale::Stats,
             Min | Max | Avg | Percentiles | PercentileRanks => SampleScale::Kept,
+            // Its cardinalities cannot be sampled (`cardinality` is refused).
+            CumulativeCardinality => return None,
             MovingFn => SampleScale::Later,
-            k if BucketScriptParams::covers(k) || SiblingParams::covers(k) => SampleScale::Later,
+            k if BucketScriptParams::covers(k)
+                || SiblingParams::covers(k)
+                || PipelineParams::covers(k) =>
+            {
+                SampleScale::Later
+            }
             _ => return None,
         })
     }
