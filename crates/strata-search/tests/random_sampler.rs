@@ -206,8 +206,7 @@ fn bad_parameters_are_refused_in_elasticsearch_words() {
         |params: Value, subs: Value| json!({"sampled": {"random_sampler": params, "aggs": subs}});
     let below_terms = json!({"terms": {"terms": {"field": "tag"},
         "aggs": {"sampled": {"random_sampler": {"probability": 0.1}, "aggs": subs}}}});
-    let top_hits =
-        json!({"t": {"terms": {"field": "tag"}, "aggs": {"h": {"top_hits": {"size": 1}}}}});
+    let string_stats = json!({"t": {"terms": {"field": "tag"}, "aggs": {"h": {"string_stats": {"field": "tag"}}}}});
     for (aggs, message) in [
         (with(json!({"probability": 0.1, "size": 3})), "[random_sampler] unknown field [size]"),
         (with(json!({"probability": 0.1, "seed": "x"})), "[random_sampler] failed to parse field [seed]"),
@@ -224,8 +223,8 @@ fn bad_parameters_are_refused_in_elasticsearch_words() {
         // A kind whose scaling is not established here: refused, not
         // answered unscaled.
         (
-            sampler(json!({"probability": 0.1}), top_hits),
-            "[random_sampler] aggregation [sampled]: sampling [top_hits] aggregation [h] is not supported by this server",
+            sampler(json!({"probability": 0.1}), string_stats),
+            "[random_sampler] aggregation [sampled]: sampling [string_stats] aggregation [h] is not supported by this server",
         ),
     ] {
         let (status, reason, _) = refused(&c, aggs);

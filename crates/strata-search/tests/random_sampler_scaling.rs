@@ -1,15 +1,34 @@
 //! The `random_sampler`'s sub-aggregations scaled as Elasticsearch 8.15's
 //! final reduce scales them (`finalizeSampling`): bucket counts, `sum`,
-//! `value_count`, `stats`' count and sum by 1 / p; `max`, `min`, `avg`,
-//! `stats`' extremes not; checked against a model of the very documents
+//! `value_count`, `stats`' and `extended_stats`' count and sum (and sum
+//! of squares) by 1 / p; `max`, `min`, `avg`, the stats' extremes,
+//! `top_hits` not; checked against a model of the very documents
 //! sampled. The pipelines (parent ones, and those computed on the
 //! response) read the scaled values; p = 1 is the unsampled answer
 //! exactly.
 
+use std::collections::BTreeSet;
+
 use serde_json::{json, Value};
+use strata_search::Catalog;
 
 use crate::common::{search_logs, try_search};
 use crate::random_sampler::{catalog, number, sample, sampled, tag, N};
+
+/// Asserts `got` is the number `want` (to rounding).
+fn close(got: &Value, want: f64, what: &str) {
+    let got = got.as_f64().unwrap();
+    let ok = (got - want).abs() <= 1e-9 * want.abs().max(1.0);
+    assert!(ok, "{what}: {got} against {want}");
+}
+
+/// The documents sampled with probability `p` and `seed` over all, and
+/// the sampler's reply with sub-aggregations `subs`.
+fn sampled_all(c: &Catalog, p: f64, seed: i32, subs: Value) -> (BTreeSet<usize>, Value) {
+    let params = json!({"probability": p, "seed": seed});
+    let ids = sample(c, json!({"match_all": {}}), params.clone());
+    (ids, sampled(c, json!({"match_all": {}}), params, subs))
+}
 
 /// `Math.round(count * (1 / p))`.
 fn scale_count(count: usize, p: f64) -> u64 {
@@ -20,8 +39,6 @@ fn scale_count(count: usize, p: f64) -> u64 {
 fn sub_aggregations_scale_as_elasticsearch_finalizes_them() {
     let (_tmp, c) = catalog();
     let p = 0.1;
-    let params = json!({"probability": p, "seed": 42});
-    let ids = sample(&c, json!({"match_all": {}}), params.clone());
     let subs = json!({
         "tags": {"terms": {"field": "tag"}, "aggs": {
             "total": {"sum": {"field": "n"}}, "top": {"max": {"field": "n"}}}},
@@ -36,7 +53,7 @@ fn sub_aggregations_scale_as_elasticsearch_finalizes_them() {
         "lows": {"range": {"field": "n", "ranges": [{"to": 500}, {"from": 500}]}},
         "only_a": {"filter": {"term": {"tag": "a"}}, "aggs": {"c": {"value_count": {"field": "n"}}}}
     });
-    let out = sampled(&c, json!({"match_all": {}}), params, subs);
+    let (ids, out) = sampled_all(&c, p, 42, subs);
     assert_eq!(
         out["doc_count"],
         json!(ids.len()),
@@ -45,13 +62,6 @@ fn sub_aggregations_scale_as_elasticsearch_finalizes_them() {
 
     let values: Vec<f64> = ids.iter().map(|i| number(*i) as f64).collect();
     let sum: f64 = values.iter().sum();
-    let close = |got: &Value, want: f64, what: &str| {
-        let got = got.as_f64().unwrap();
-        assert!(
-            (got - want).abs() <= 1e-9 * want.abs().max(1.0),
-            "{what}: {got} against {want}"
-        );
-    };
     close(&out["total"]["value"], sum / p, "sum");
     assert_eq!(out["count"]["value"], json!(scale_count(ids.len(), p)));
     close(
@@ -178,6 +188,46 @@ fn pipelines_read_the_scaled_values() {
 }
 
 #[test]
+fn extended_stats_scale_and_top_hits_are_kept() {
+    let (_tmp, c) = catalog();
+    let p = 0.2;
+    let subs = json!({
+        "ext": {"extended_stats": {"field": "n", "sigma": 3}},
+        "tags": {"terms": {"field": "tag"}, "aggs": {"one": {"top_hits": {"size": 1}}}},
+        "mad": {"median_absolute_deviation": {"field": "n"}}
+    });
+    let (ids, out) = sampled_all(&c, p, 11, subs);
+    let values: Vec<f64> = ids.iter().map(|i| number(*i) as f64).collect();
+    // InternalExtendedStats: count, sum and sum of squares scaled, the
+    // rest derived from them.
+    let count = scale_count(values.len(), p) as f64;
+    let sum = values.iter().sum::<f64>() / p;
+    let squares = values.iter().map(|v| v * v).sum::<f64>() / p;
+    let variance = (squares - sum * sum / count) / count;
+    let ext = &out["ext"];
+    assert_eq!(ext["count"].as_f64(), Some(count));
+    close(&ext["sum"], sum, "sum");
+    close(&ext["sum_of_squares"], squares, "sum_of_squares");
+    close(&ext["variance"], variance, "variance");
+    close(&ext["std_deviation"], variance.sqrt(), "std_deviation");
+    let upper = sum / count + 3.0 * variance.sqrt();
+    close(&ext["std_deviation_bounds"]["upper"], upper, "upper bound");
+    let least = values.iter().copied().fold(f64::MAX, f64::min);
+    close(&ext["min"], least, "min");
+    // top_hits as sampled: its total is the bucket's sampled count.
+    for bucket in out["tags"]["buckets"].as_array().unwrap() {
+        let key = bucket["key"].as_str().unwrap();
+        let n = ids.iter().filter(|i| tag(**i) == key).count();
+        assert_eq!(bucket["doc_count"], json!(scale_count(n, p)), "{key}");
+        assert_eq!(bucket["one"]["hits"]["total"]["value"], json!(n), "{key}");
+        let hit = &bucket["one"]["hits"]["hits"][0];
+        let id: usize = hit["_id"].as_str().unwrap()[1..].parse().unwrap();
+        assert!(ids.contains(&id) && tag(id) == key, "{hit}");
+    }
+    assert!(out["mad"]["value"].as_f64().is_some(), "{}", out["mad"]);
+}
+
+#[test]
 fn parent_pipelines_run_on_the_scaled_buckets() {
     let (_tmp, c) = catalog();
     let subs = json!({
@@ -234,13 +284,15 @@ fn probability_one_is_the_unsampled_answer() {
         "tags": {"terms": {"field": "tag"}, "aggs": {"total": {"sum": {"field": "n"}}}},
         "st": {"stats": {"field": "n"}},
         "mean": {"avg": {"field": "n"}},
-        "pct": {"percentiles": {"field": "n", "percents": [50, 90]}}
+        "pct": {"percentiles": {"field": "n", "percents": [50, 90]}},
+        "ext": {"extended_stats": {"field": "n"}},
+        "mad": {"median_absolute_deviation": {"field": "n"}}
     });
     let query = json!({"range": {"n": {"gte": 100}}});
     let plain = search_logs(&c, &json!({"size": 0, "query": query, "aggs": subs}));
     let out = sampled(&c, query, json!({"probability": 1, "seed": 3}), subs);
     assert_eq!(out["doc_count"], plain["hits"]["total"]["value"]);
-    for name in ["tags", "st", "mean", "pct"] {
+    for name in ["tags", "st", "mean", "pct", "ext", "mad"] {
         assert_eq!(out[name], plain["aggregations"][name], "{name}");
     }
     assert_eq!(out["probability"], json!(1.0));

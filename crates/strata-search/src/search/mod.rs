@@ -87,6 +87,7 @@ pub mod distinct_count;
 pub mod distinct_terms;
 mod doc_scope;
 pub mod docvalues;
+mod extended_stats;
 pub mod fetch_fields;
 mod fetch_phase;
 pub mod filter_aggs;

@@ -7,7 +7,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::agg_tree::{AggKind, AggNode, SampleScale};
+use super::agg_tree::{AggKind, AggNode, SampleScale, TypedParams};
+use super::extended_stats;
 use super::java_double::java_number;
 use crate::error::{Result, SearchError};
 
@@ -33,19 +34,36 @@ pub(crate) fn scale_level(
             SampleScale::Count => scale_count(result, "value", p),
             SampleScale::Stats => {
                 unformatted(node, result)?;
-                scale_count(result, "count", p);
-                scale_sum(result, "sum", p);
-                // `InternalStats`' avg is its (scaled) sum over its count.
-                let avg = match (num(result, "sum"), num(result, "count")) {
-                    (Some(sum), Some(count)) if count > 0.0 => java_number(sum / count),
-                    _ => Value::Null,
-                };
-                result.insert("avg".into(), avg);
+                scale_stats(node, result, p);
             }
             SampleScale::Kept | SampleScale::Later => {}
         }
     }
     Ok(())
+}
+
+/// `stats`' and `extended_stats`' count, sum (and sum of squares)
+/// scaled, and what they derive from them written again: the mean, and
+/// the extended statistics (`extended_stats`).
+fn scale_stats(node: &AggNode, result: &mut Map<String, Value>, p: f64) {
+    scale_count(result, "count", p);
+    scale_sum(result, "sum", p);
+    let count = num(result, "count").unwrap_or(0.0);
+    let sum = num(result, "sum").unwrap_or(0.0);
+    // `InternalStats`' avg is its (scaled) sum over its count.
+    let avg = match count > 0.0 {
+        true => java_number(sum / count),
+        false => Value::Null,
+    };
+    result.insert("avg".into(), avg);
+    if let TypedParams::Metric(m) = &node.typed {
+        if node.kind == AggKind::ExtendedStats {
+            scale_sum(result, "sum_of_squares", p);
+            let squares = num(result, "sum_of_squares").unwrap_or(0.0);
+            let sigma = m.sigma.unwrap_or(2.0);
+            result.extend(extended_stats::derived(count as u64, sum, squares, sigma));
+        }
+    }
 }
 
 /// A bucket aggregation's result: a single bucket (`filter`) or its

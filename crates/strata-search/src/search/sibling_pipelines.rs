@@ -15,7 +15,8 @@
 use serde_json::{json, Value};
 
 use super::agg_tree::{AggKind, AggNode, AggTree, SiblingKind, SiblingParams, TypedParams};
-use super::java_double::{java_double, java_number};
+use super::extended_stats;
+use super::java_double::java_double;
 use super::pipelines::{for_each_scope, resolve};
 use super::request::SearchRequest;
 use super::taken_aggs::take_out;
@@ -214,40 +215,13 @@ impl SiblingKind {
             }),
             SiblingKind::ExtendedStats { sigma } => {
                 let squares: f64 = values.iter().map(|(_, v)| v * v).sum();
-                let spread = squares - sum * sum / n;
-                // Java's `variance < 0 ? 0 : variance`, which keeps NaN.
-                let floor = |v: f64| if v < 0.0 { 0.0 } else { v };
-                let (population, sampling) = (floor(spread / n), floor(spread / (n - 1.0)));
-                let avg = sum / n;
-                let (sd, sd_sampling) = (population.sqrt(), sampling.sqrt());
-                // Without buckets the statistics are null; with some, a NaN
-                // (a sampling variance of one value) is written as Java
-                // writes it, the string "NaN".
-                let stat = |v: f64| {
-                    if count == 0 {
-                        Value::Null
-                    } else {
-                        java_number(v)
-                    }
-                };
-                json!({
-                    "count": count, "min": num(min), "max": num(max), "avg": num(avg), "sum": sum,
-                    "sum_of_squares": stat(squares),
-                    "variance": stat(population),
-                    "variance_population": stat(population),
-                    "variance_sampling": stat(sampling),
-                    "std_deviation": stat(sd),
-                    "std_deviation_population": stat(sd),
-                    "std_deviation_sampling": stat(sd_sampling),
-                    "std_deviation_bounds": {
-                        "upper": stat(avg + sd * sigma),
-                        "lower": stat(avg - sd * sigma),
-                        "upper_population": stat(avg + sd * sigma),
-                        "lower_population": stat(avg - sd * sigma),
-                        "upper_sampling": stat(avg + sd_sampling * sigma),
-                        "lower_sampling": stat(avg - sd_sampling * sigma),
-                    },
-                })
+                let mut out = json!({
+                    "count": count, "min": num(min), "max": num(max), "avg": num(sum / n), "sum": sum,
+                });
+                if let Value::Object(obj) = &mut out {
+                    obj.extend(extended_stats::derived(count as u64, sum, squares, *sigma));
+                }
+                out
             }
             SiblingKind::Percentiles { percents, keyed } => {
                 let mut sorted: Vec<f64> = values.iter().map(|(_, v)| *v).collect();

@@ -37,18 +37,23 @@ pub enum SampleScale {
     /// Bucket aggregations: every bucket's `doc_count` (and a `terms`'
     /// error bounds and `sum_other_doc_count`), and their buckets'
     /// sub-aggregations in turn (`InternalFilter`, `InternalRange`,
-    /// `AbstractInternalTerms`, the histograms).
+    /// `AbstractInternalTerms`; the histograms and `filters` by the
+    /// contract of every multi-bucket result's tests,
+    /// `InternalMultiBucketAggregationTestCase.assertSampled`).
     Buckets,
     /// `sum`: its value (`Sum`).
     Sum,
     /// `value_count`: its count (`InternalValueCount`).
     Count,
     /// `stats`: `count` and `sum`, `avg` following; `min` and `max` kept
-    /// (`InternalStats`).
+    /// (`InternalStats`); `extended_stats` its `sum_of_squares` too, the
+    /// variances and deviations following (`InternalExtendedStats`, as
+    /// its tests' `assertSampled` states).
     Stats,
     /// Kept as sampled: `min`, `max`, `avg` (`InternalAvg` returns
     /// itself), `percentiles` and `percentile_ranks` (both digests return
-    /// themselves).
+    /// themselves), `median_absolute_deviation` and `top_hits` (their
+    /// tests' `assertSampled`: equal to the unscaled result).
     Kept,
     /// Pipelines computed after the scaling (`bucket_script`,
     /// `bucket_selector`, `moving_fn`, the sibling pipelines on the
@@ -67,8 +72,10 @@ impl SampleScale {
             }
             Sum => SampleScale::Sum,
             ValueCount => SampleScale::Count,
-            Stats => SampleScale::Stats,
-            Min | Max | Avg | Percentiles | PercentileRanks => SampleScale::Kept,
+            Stats | ExtendedStats => SampleScale::Stats,
+            Min | Max | Avg | Percentiles | PercentileRanks | MedianAbsoluteDeviation | TopHits => {
+                SampleScale::Kept
+            }
             // Its cardinalities cannot be sampled (`cardinality` is refused).
             CumulativeCardinality => return None,
             MovingFn => SampleScale::Later,
