@@ -228,6 +228,49 @@ fn extended_stats_scale_and_top_hits_are_kept() {
 }
 
 #[test]
+fn each_kind_answers_over_the_sample_as_over_those_documents() {
+    let (_tmp, c) = catalog();
+    let p = 0.1;
+    let subs = json!({
+        "pct": {"percentiles": {"field": "n", "percents": [10, 50, 99]}},
+        "ranks": {"percentile_ranks": {"field": "n", "values": [100, 500]}},
+        "mad": {"median_absolute_deviation": {"field": "n"}},
+        "mean": {"avg": {"field": "n"}},
+        "hours": {"date_histogram": {"field": "t", "fixed_interval": "12h"}},
+        "tags": {"terms": {"field": "tag"}, "aggs": {"pct": {"percentiles": {"field": "n"}}}}
+    });
+    let (ids, out) = sampled_all(&c, p, 5, subs.clone());
+    // The same aggregations unsampled over exactly the sampled documents.
+    let values: Vec<String> = ids.iter().map(|i| format!("d{i}")).collect();
+    let body = json!({"size": 0, "query": {"ids": {"values": values}}, "aggs": subs});
+    let plain = search_logs(&c, &body)["aggregations"].clone();
+    for kept in ["pct", "ranks", "mad", "mean"] {
+        assert_eq!(out[kept], plain[kept], "{kept}");
+    }
+    let counts = |agg: &Value| -> Vec<u64> {
+        let buckets = agg["buckets"].as_array().unwrap();
+        buckets
+            .iter()
+            .map(|b| b["doc_count"].as_u64().unwrap())
+            .collect()
+    };
+    let scaled: Vec<u64> = counts(&plain["hours"])
+        .iter()
+        .map(|n| scale_count(*n as usize, p))
+        .collect();
+    assert_eq!(counts(&out["hours"]), scaled);
+    for (mine, theirs) in out["tags"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(plain["tags"]["buckets"].as_array().unwrap())
+    {
+        assert_eq!(mine["key"], theirs["key"]);
+        assert_eq!(mine["pct"], theirs["pct"], "{}", mine["key"]);
+    }
+}
+
+#[test]
 fn parent_pipelines_run_on_the_scaled_buckets() {
     let (_tmp, c) = catalog();
     let subs = json!({
