@@ -35,10 +35,11 @@ pub(crate) fn catalog() -> (tempfile::TempDir, Catalog) {
         tmp.path(),
         2,
         json!({"tag": {"type": "keyword"}, "k": {"type": "keyword"},
-               "n": {"type": "long"}, "t": {"type": "date"}}),
+               "n": {"type": "long"}, "t": {"type": "date"}, "loc": {"type": "geo_point"}}),
     );
     for i in 0..N {
-        let doc = json!({"tag": tag(i), "k": format!("d{i}"), "n": number(i),
+        let loc = json!({"lat": (i % 90) as f64 - 45.0, "lon": ((i * 7) % 360) as f64 - 180.0});
+        let doc = json!({"tag": tag(i), "k": format!("d{i}"), "n": number(i), "loc": loc,
                          "t": 1_704_067_200_000i64 + i as i64 * 3_600_000});
         index
             .index_document(

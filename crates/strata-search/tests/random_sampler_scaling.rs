@@ -237,14 +237,18 @@ fn each_kind_answers_over_the_sample_as_over_those_documents() {
         "mad": {"median_absolute_deviation": {"field": "n"}},
         "mean": {"avg": {"field": "n"}},
         "hours": {"date_histogram": {"field": "t", "fixed_interval": "12h"}},
-        "tags": {"terms": {"field": "tag"}, "aggs": {"pct": {"percentiles": {"field": "n"}}}}
+        "tags": {"terms": {"field": "tag"}, "aggs": {"pct": {"percentiles": {"field": "n"}}}},
+        "rare": {"rare_terms": {"field": "k"}},
+        "box": {"geo_bounds": {"field": "loc"}},
+        "centre": {"geo_centroid": {"field": "loc"}},
+        "tiles": {"geotile_grid": {"field": "loc", "precision": 2}}
     });
     let (ids, out) = sampled_all(&c, p, 5, subs.clone());
     // The same aggregations unsampled over exactly the sampled documents.
     let values: Vec<String> = ids.iter().map(|i| format!("d{i}")).collect();
     let body = json!({"size": 0, "query": {"ids": {"values": values}}, "aggs": subs});
     let plain = search_logs(&c, &body)["aggregations"].clone();
-    for kept in ["pct", "ranks", "mad", "mean"] {
+    for kept in ["pct", "ranks", "mad", "mean", "box"] {
         assert_eq!(out[kept], plain[kept], "{kept}");
     }
     let counts = |agg: &Value| -> Vec<u64> {
@@ -254,6 +258,23 @@ fn each_kind_answers_over_the_sample_as_over_those_documents() {
             .map(|b| b["doc_count"].as_u64().unwrap())
             .collect()
     };
+    let centre = &out["centre"];
+    assert_eq!(centre["location"], plain["centre"]["location"]);
+    let count = plain["centre"]["count"].as_u64().unwrap() as usize;
+    assert_eq!(centre["count"], json!(scale_count(count, p)));
+    for scaled_buckets in ["rare", "tiles"] {
+        let keys = |agg: &Value| -> Vec<Value> {
+            let buckets = agg["buckets"].as_array().unwrap();
+            buckets.iter().map(|b| b["key"].clone()).collect()
+        };
+        assert!(!keys(&plain[scaled_buckets]).is_empty(), "{scaled_buckets}");
+        assert_eq!(keys(&out[scaled_buckets]), keys(&plain[scaled_buckets]));
+        let want: Vec<u64> = counts(&plain[scaled_buckets])
+            .iter()
+            .map(|n| scale_count(*n as usize, p))
+            .collect();
+        assert_eq!(counts(&out[scaled_buckets]), want, "{scaled_buckets}");
+    }
     let scaled: Vec<u64> = counts(&plain["hours"])
         .iter()
         .map(|n| scale_count(*n as usize, p))

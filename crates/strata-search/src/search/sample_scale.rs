@@ -32,6 +32,7 @@ pub(crate) fn scale_level(
                 scale_sum(result, "value", p);
             }
             SampleScale::Count => scale_count(result, "value", p),
+            SampleScale::Centroid => scale_count(result, "count", p),
             SampleScale::Stats => {
                 unformatted(node, result)?;
                 scale_stats(node, result, p);

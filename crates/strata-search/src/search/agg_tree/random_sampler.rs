@@ -37,14 +37,19 @@ pub enum SampleScale {
     /// Bucket aggregations: every bucket's `doc_count` (and a `terms`'
     /// error bounds and `sum_other_doc_count`), and their buckets'
     /// sub-aggregations in turn (`InternalFilter`, `InternalRange`,
-    /// `AbstractInternalTerms`; the histograms and `filters` by the
-    /// contract of every multi-bucket result's tests,
+    /// `AbstractInternalTerms`, `InternalMappedRareTerms`,
+    /// `InternalGeoGrid`; the histograms and `filters` by the contract of
+    /// the multi-bucket results' tests that support sampling, such as
+    /// `InternalDateHistogramTests`:
     /// `InternalMultiBucketAggregationTestCase.assertSampled`).
     Buckets,
     /// `sum`: its value (`Sum`).
     Sum,
     /// `value_count`: its count (`InternalValueCount`).
     Count,
+    /// `geo_centroid`: its `count`, the centroid kept
+    /// (`InternalGeoCentroid`).
+    Centroid,
     /// `stats`: `count` and `sum`, `avg` following; `min` and `max` kept
     /// (`InternalStats`); `extended_stats` its `sum_of_squares` too, the
     /// variances and deviations following (`InternalExtendedStats`, as
@@ -52,8 +57,9 @@ pub enum SampleScale {
     Stats,
     /// Kept as sampled: `min`, `max`, `avg` (`InternalAvg` returns
     /// itself), `percentiles` and `percentile_ranks` (both digests return
-    /// themselves), `median_absolute_deviation` and `top_hits` (their
-    /// tests' `assertSampled`: equal to the unscaled result).
+    /// themselves), `median_absolute_deviation`, `top_hits` and
+    /// `geo_bounds` (their tests' `assertSampled`: equal to the unscaled
+    /// result).
     Kept,
     /// Pipelines computed after the scaling (`bucket_script`,
     /// `bucket_selector`, `moving_fn`, the sibling pipelines on the
@@ -67,15 +73,20 @@ impl SampleScale {
     pub fn of(kind: AggKind) -> Option<SampleScale> {
         use AggKind::*;
         Some(match kind {
-            Terms | Histogram | DateHistogram | Range | DateRange | Filter | Filters => {
-                SampleScale::Buckets
-            }
+            Terms | RareTerms | Histogram | DateHistogram | Range | DateRange | Filter
+            | Filters | GeohashGrid | GeotileGrid => SampleScale::Buckets,
+            GeoCentroid => SampleScale::Centroid,
             Sum => SampleScale::Sum,
             ValueCount => SampleScale::Count,
             Stats | ExtendedStats => SampleScale::Stats,
-            Min | Max | Avg | Percentiles | PercentileRanks | MedianAbsoluteDeviation | TopHits => {
-                SampleScale::Kept
-            }
+            Min
+            | Max
+            | Avg
+            | Percentiles
+            | PercentileRanks
+            | MedianAbsoluteDeviation
+            | TopHits
+            | GeoBounds => SampleScale::Kept,
             // Its cardinalities cannot be sampled (`cardinality` is refused).
             CumulativeCardinality => return None,
             MovingFn => SampleScale::Later,
