@@ -12,7 +12,9 @@
 //! A document's membership is a function of its `_id` and the seed only
 //! (xxh3 of the id's UTF-8 bytes, seeded), never of its shard, segment or
 //! position: the same seed on the same documents gives the same sample on
-//! every call, whatever the query, merges or refreshes. Elasticsearch
+//! every call, whatever the query, merges or refreshes. Finding it walks
+//! a segment's `_id` terms; a large segment's set is then kept as
+//! repeated filters' are (`filter_cache`). Elasticsearch
 //! instead draws gaps between Lucene doc ids from a seeded random stream
 //! per shard, so which documents it samples differs from Strata's; each
 //! document is in the sample with the same probability.
@@ -25,6 +27,7 @@ use tantivy::{BitSet, DocId, DocSet, Score, SegmentReader, TERMINATED};
 
 use super::context::QueryContext;
 use super::filter::explain_filter;
+use super::filter_cache;
 
 /// The sample: `probability` in (0, 1) and the hash seed.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,7 +98,18 @@ impl Query for SampleQuery {
 
 impl Weight for SampleQuery {
     fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
-        let docs = docs_by_id(reader, self.id, |id| self.sample.keeps(id))?;
+        // A sample is a function of the segment's ids, which never change:
+        // a large segment's set is kept once met twice (a sampler's pass
+        // and its per-bucket passes, Kibana's repeated requests).
+        let key = format!(
+            "random_sampler {} {}",
+            self.sample.seed,
+            self.sample.probability.to_bits()
+        );
+        let docs = filter_cache::matches(reader, &key, || {
+            docs_by_id(reader, self.id, |id| self.sample.keeps(id)).map(Some)
+        })?
+        .unwrap_or_else(|| BitSet::with_max_value(reader.max_doc()));
         Ok(Box::new(ConstScorer::new(BitSetDocSet::from(docs), boost)))
     }
 
