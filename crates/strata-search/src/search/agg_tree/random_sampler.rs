@@ -21,7 +21,7 @@ const KIND: &str = "random_sampler";
 /// The parameters of one `random_sampler` aggregation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RandomSamplerParams {
-    /// `probability` (`None`: not written, refused by [`check_subs`]
+    /// `probability` (`None`: not written, refused by [`Self::check_subs`]
     /// after the sub-aggregations' check, as Elasticsearch orders them).
     pub probability: Option<f64>,
     /// `seed` (`None`: one drawn per request).
