@@ -100,6 +100,8 @@ mod recovery;
 mod runtime_aggs;
 #[path = "runtime_queries.rs"]
 mod runtime_queries;
+#[path = "sampler_aggs.rs"]
+mod sampler_aggs;
 #[path = "sort_and_paging.rs"]
 mod sort_and_paging;
 #[path = "sort_options.rs"]

@@ -20,7 +20,8 @@
 //! - `geo`: `geo_bounding_box` and `geo_distance` over geo_point columns;
 //!   `geo_shape`: the box and distance they match points against.
 //! - `random_sample`: the `random_sampler` aggregation's sample of
-//!   documents by `_id` (not a query of the DSL).
+//!   documents by `_id` (not a query of the DSL); `doc_set`: the
+//!   `sampler` aggregations' fixed documents per segment (neither).
 //! - `nested`: the `nested` query and the document levels (root or one
 //!   nested object's documents) every search is narrowed to.
 //! - `fuzzy`, `dis_max`, `prefix_match` (`match_phrase_prefix`,
@@ -43,6 +44,7 @@ pub(crate) mod context;
 pub mod date_math;
 mod date_range;
 mod dis_max;
+pub(crate) mod doc_set;
 mod filter;
 mod filter_cache;
 mod full_text;
@@ -134,5 +136,6 @@ fn translate(ctx: &QueryContext<'_>, query: &QueryAst<'_>, depth: usize) -> Resu
             crate::script::score::function_score(ctx, q, depth, translate)
         }
         QueryAst::RandomSample(q) => Ok(random_sample::build(ctx, q)),
+        QueryAst::DocSet(q) => Ok(doc_set::build(q)),
     }
 }

@@ -116,10 +116,9 @@ pub fn translate(env: &AggEnv<'_>, aggs: &[AggNode]) -> Result<Translated> {
     translate_at(env, aggs.iter(), 1)
 }
 
-/// Rewrites the aggregations `nodes` found at nesting level `depth` (which
-/// the tree's parse bounds by [`MAX_AGG_DEPTH`](super::agg_tree::MAX_AGG_DEPTH), as it checks their
-/// structure: one kind each, a known kind, sub-aggregations only where
-/// they are taken).
+/// Rewrites the aggregations `nodes` found at nesting level `depth` (which the tree's parse
+/// bounds by [`MAX_AGG_DEPTH`](super::agg_tree::MAX_AGG_DEPTH), as it checks their structure:
+/// one kind each, a known kind, sub-aggregations only where they are taken).
 fn translate_at<'n>(
     env: &AggEnv<'_>,
     nodes: impl Iterator<Item = &'n AggNode>,
@@ -134,9 +133,8 @@ fn translate_at<'n>(
         let kind = node.kind.name().to_string();
         let scanned = match &node.typed {
             TypedParams::Cardinality(c) => scan_aggs::cardinality_here(depth, c, mappings),
-            // All but a plain top-level numeric one (the pass's own
-            // collector): tantivy's DDSketch is within 1% of the value,
-            // where Elasticsearch interpolates between exact values.
+            // All but a plain top-level numeric one (the pass's own collector): tantivy's
+            // DDSketch is within 1% of the value, where Elasticsearch interpolates exact values.
             TypedParams::Percentiles(p) => scan_aggs::percentiles_here(depth, p, mappings),
             _ => true,
         };
@@ -339,6 +337,7 @@ fn translate_at<'n>(
                     | TypedParams::Sibling(_)
                     | TypedParams::MovingFn(_)
                     | TypedParams::RandomSampler(_)
+                    | TypedParams::Sampler(_)
                     | TypedParams::Global => {
                         return Err(SearchError::illegal(format!(
                             "aggregation type [{kind}] of [{name}] is not supported by this server"

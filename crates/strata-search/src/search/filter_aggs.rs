@@ -13,10 +13,13 @@
 //! ([`FilterParams`]); `filter` below another aggregation goes to
 //! tantivy's filter aggregation instead (`agg_filters`), where geo
 //! sub-aggregations are not available. `random_sampler` (top level only)
-//! is one too, its filter the sample (`random_sampler`).
+//! is one too, its filter the sample (`random_sampler`), and so are
+//! `sampler` and `diversified_sampler` at the top level, their filter
+//! each shard's best documents, found first (`best_docs`).
 
 use serde_json::{json, Map, Value};
 
+use super::agg_tree::sampler::SamplerParams;
 use super::agg_tree::{AggNode, AggTree, FilterParams, TypedParams};
 use super::random_sampler::Sampler;
 use crate::error::Result;
@@ -36,6 +39,10 @@ pub struct FilterAgg {
     /// `random_sampler`: the sample is the filter (`filter` unused), and
     /// the reply its own.
     pub sampler: Option<Sampler>,
+    /// `sampler`, `diversified_sampler`: the filter is the best documents
+    /// of each shard, which a search finds before the pass (`filter`
+    /// unused; `query` is not this aggregation's).
+    pub best: Option<SamplerParams>,
 }
 
 impl FilterAgg {
@@ -83,9 +90,14 @@ pub fn split(aggs: &AggTree) -> (Vec<FilterAgg>, Option<AggTree>) {
 /// its structure (one kind, well-formed sub-aggregations) and parsed its
 /// query ([`FilterParams`]).
 fn of_node(node: &AggNode) -> Option<FilterAgg> {
+    let best = match &node.typed {
+        TypedParams::Sampler(p) => Some(p.clone()),
+        _ => None,
+    };
     let (filter, global, sampler) = match &node.typed {
         TypedParams::Filter(FilterParams { query }) => (query.clone(), false, None),
         TypedParams::Global => (ParsedQuery::match_all(), true, None),
+        TypedParams::Sampler(_) => (ParsedQuery::match_all(), false, None),
         TypedParams::RandomSampler(p) => (
             ParsedQuery::match_all(),
             false,
@@ -101,6 +113,7 @@ fn of_node(node: &AggNode) -> Option<FilterAgg> {
         aggs: AggTree::from_nodes(subs.clone()),
         global,
         sampler,
+        best,
     })
 }
 

@@ -20,7 +20,8 @@
 //!   `filter`/`filters` below other aggregations; `filter_aggs`: the
 //!   top-level `filter` aggregation, one extra pass each, and
 //!   `random_sampler` (a pass over a sample, `sample_scale`: its results
-//!   scaled up).
+//!   scaled up), `sampler` and `diversified_sampler` (a pass over each
+//!   shard's best documents, `best_docs`).
 //! - `geo_aggs`: `geo_centroid`, `geo_bounds`, `geohash_grid` and `geotile_grid`, which tantivy lacks.
 //! - `pipelines`: `derivative`, `cumulative_sum`, `bucket_sort` over a
 //!   parent's final buckets; `sibling_pipelines`: `max_bucket`,
@@ -74,6 +75,7 @@ mod agg_shape;
 pub mod agg_tree;
 pub mod aggs;
 pub mod auto_date;
+mod best_docs;
 mod body_values;
 pub mod bucket_batch;
 pub mod bucket_limit;
@@ -149,6 +151,7 @@ pub use response::SearchResponse;
 
 pub(crate) use index_query::now_millis;
 use single_pass::search_once;
+use snapshot::Snapshot;
 
 use crate::breaker::MemoryAccount;
 use crate::error::Result;
@@ -299,8 +302,21 @@ fn search_mapped(indices: &[Arc<SearchIndex>], req: &SearchRequest) -> Result<Se
     let mut response = search_once(indices, &main, search_response)?;
     let mut results = Map::new();
     for f in &filters {
+        let mut snapshot = req.snapshot.clone();
+        // A sampler's documents are found first, on the snapshot its pass
+        // then reads (`_held`: their memory, until the pass is done).
+        let (query, _held) = match &f.best {
+            Some(p) => {
+                agg_tree::sampler::SamplerParams::check_subs(f.aggs.is_some())?;
+                let pinned = snapshot.get_or_insert_with(|| Arc::new(Snapshot::take(indices)));
+                let (q, held) = best_docs::sample_query(pinned, req, p)?;
+                (q, Some(held))
+            }
+            None => (f.query(&req.query), None),
+        };
         let pass = SearchRequest {
-            query: f.query(&req.query),
+            query,
+            snapshot,
             from: 0,
             size: 0,
             sort: Vec::new(),

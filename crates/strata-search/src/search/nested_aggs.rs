@@ -31,6 +31,19 @@ use crate::script::fields::ScriptedFields;
 /// The aggregation kinds this module runs.
 pub const KINDS: &[&str] = &["nested", "reverse_nested"];
 
+/// The query of `req` for `index`, scoped and sliced as the request says
+/// ([`scoped_query`]).
+pub(super) fn request_query(index: &SearchIndex, req: &SearchRequest) -> Result<Box<dyn Query>> {
+    scoped_query(
+        index,
+        &req.query,
+        &req.memory,
+        &req.scope,
+        Some(&req.scripted),
+        req.slice.as_ref(),
+    )
+}
+
 /// `query` for `index` over the documents of `scope`: on an index with
 /// nested objects every search is narrowed to its scope's level, so that
 /// nested documents never show as hits or in counts. With a `slice`, the

@@ -76,6 +76,7 @@ use tantivy::query::Query;
 use yoke::Yoke;
 
 use super::context::{QueryContext, MAX_NESTED_DEPTH};
+use super::doc_set::DocSetAst;
 use super::random_sample::SampleAst;
 use crate::error::{QueryStep, Result, SearchError};
 
@@ -150,6 +151,8 @@ pub(crate) enum QueryAst<'a> {
     /// The `random_sampler` aggregation's sample (composed only: no
     /// request writes it).
     RandomSample(SampleAst),
+    /// The `sampler` aggregations' documents (composed only).
+    DocSet(DocSetAst),
 }
 
 /// A query of a request, parsed once when the request is and shared by
@@ -231,6 +234,24 @@ impl ParsedQuery {
         let node = BoolQuery::conjunction(
             vec![QueryAst::Parsed(self.clone())],
             vec![QueryAst::RandomSample(sample)],
+        );
+        ParsedQuery::composed(QueryAst::Bool(node), json)
+    }
+
+    /// This query narrowed to the documents of `docs` (see
+    /// `query::doc_set`); its JSON form names them `sampler_docs`, with a
+    /// random id so that no two sets are one query.
+    pub(crate) fn doc_set(&self, docs: DocSetAst) -> ParsedQuery {
+        let json = json!({"bool": {
+            "must": [self.json()],
+            "filter": [{"sampler_docs": {
+                "id": rand::random::<u64>(),
+                "docs": docs.len(),
+            }}],
+        }});
+        let node = BoolQuery::conjunction(
+            vec![QueryAst::Parsed(self.clone())],
+            vec![QueryAst::DocSet(docs)],
         );
         ParsedQuery::composed(QueryAst::Bool(node), json)
     }

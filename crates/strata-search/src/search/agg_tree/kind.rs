@@ -63,6 +63,10 @@ pub enum AggKind {
     Global,
     /// `random_sampler`.
     RandomSampler,
+    /// `sampler`.
+    Sampler,
+    /// `diversified_sampler`.
+    DiversifiedSampler,
     /// `missing`.
     Missing,
     /// `composite`.
@@ -151,6 +155,8 @@ const NAMES: &[(AggKind, &str)] = &[
     (AggKind::Filters, "filters"),
     (AggKind::Global, "global"),
     (AggKind::RandomSampler, "random_sampler"),
+    (AggKind::Sampler, "sampler"),
+    (AggKind::DiversifiedSampler, "diversified_sampler"),
     (AggKind::Missing, "missing"),
     (AggKind::Composite, "composite"),
     (AggKind::Nested, "nested"),

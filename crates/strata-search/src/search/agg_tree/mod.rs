@@ -42,9 +42,8 @@
 //! against the mapping as any search does), `top_metrics`,
 //! [`TopMetricsParams`] (its one sort and its metrics' fields as written,
 //! `size` within `index.top_metrics_max_size`), and `filter` and `filters`,
-//! [`FilterParams`] and [`FiltersParams`], and `random_sampler`,
-//! [`RandomSamplerParams`] (with what each sub-aggregation's sampled
-//! result needs, [`SampleScale`]).
+//! [`FilterParams`] and [`FiltersParams`], `random_sampler`, [`RandomSamplerParams`]
+//! ([`SampleScale`]: its sampled results), the samplers' [`sampler::SamplerParams`].
 //! The queries inside aggregations (`filter`'s, `filters`', the
 //! `background_filter`) are parsed here, once, into `ParsedQuery`s: the
 //! query's tree with the JSON it borrows from, owned together (through
@@ -90,6 +89,7 @@ mod random_sampler;
 mod range;
 mod rare_terms;
 mod rate;
+pub mod sampler;
 mod sibling;
 mod significant_terms;
 mod source;

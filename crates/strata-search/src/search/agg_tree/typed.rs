@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::sampler::SamplerParams;
 use super::{
     AggKind, AutoDateHistogramParams, BucketScriptParams, CardinalityParams, CompositeParams,
     DateHistogramParams, FilterParams, FiltersParams, GeoBoundsParams, GeoCentroidParams,
@@ -87,6 +88,8 @@ pub enum TypedParams {
     Global,
     /// `random_sampler` (top level only).
     RandomSampler(RandomSamplerParams),
+    /// `sampler`, `diversified_sampler` (top level here).
+    Sampler(SamplerParams),
 }
 
 impl TypedParams {
@@ -160,6 +163,9 @@ impl TypedParams {
             AggKind::RandomSampler => {
                 TypedParams::RandomSampler(RandomSamplerParams::parse(name, params, parent)?)
             }
+            AggKind::Sampler | AggKind::DiversifiedSampler => {
+                TypedParams::Sampler(SamplerParams::parse(kind, name, params)?)
+            }
             AggKind::Filters => TypedParams::Filters(FiltersParams::parse(name, params)?),
             k if BucketScriptParams::covers(k) => {
                 TypedParams::BucketScript(BucketScriptParams::parse(k, name, params, parent)?)
@@ -203,6 +209,7 @@ impl TypedParams {
             | TypedParams::Sibling(_)
             | TypedParams::MovingFn(_)
             | TypedParams::RandomSampler(_)
+            | TypedParams::Sampler(_)
             | TypedParams::Global => None,
             TypedParams::Metric(m) => Some(&m.field),
             TypedParams::Percentiles(p) => Some(&p.field),

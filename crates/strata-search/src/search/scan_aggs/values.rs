@@ -179,7 +179,7 @@ impl ValueKind {
 }
 
 /// One field's column in one segment.
-pub(super) enum Reader {
+pub(crate) enum Reader {
     Str(StrColumn, HashMap<u64, Arc<str>>),
     Num(F64Column),
     Bool(Column<bool>),
@@ -187,7 +187,7 @@ pub(super) enum Reader {
 }
 
 impl Reader {
-    pub(super) fn open(
+    pub(crate) fn open(
         segment: &SegmentReader,
         field: &str,
         kind: ValueKind,
@@ -213,7 +213,7 @@ impl Reader {
         })
     }
 
-    pub(super) fn read(&mut self, doc: DocId, out: &mut Vec<Key>) {
+    pub(crate) fn read(&mut self, doc: DocId, out: &mut Vec<Key>) {
         out.clear();
         match self {
             Reader::Str(column, names) => {

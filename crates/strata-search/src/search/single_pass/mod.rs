@@ -120,14 +120,7 @@ pub(super) fn search_once(
         let limits = index.limits();
         limits.check_result_window(want)?;
         limits.check_docvalue_fields(req.docvalue_fields.len())?;
-        let q = nested_aggs::scoped_query(
-            index,
-            &req.query,
-            &req.memory,
-            &req.scope,
-            Some(&req.scripted),
-            req.slice.as_ref(),
-        )?;
+        let q = nested_aggs::request_query(index, req)?;
         let mappings = index.mappings();
         req.scripted.validate_usage(&mappings, &[&rest_json])?;
         for s in &req.sort {
