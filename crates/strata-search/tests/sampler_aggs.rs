@@ -4,8 +4,8 @@
 //! `shard_size` documents by score (at most `max_docs_per_value` per value
 //! of the field for `diversified_sampler`), the model of that sample
 //! taken from the same query's hits on each shard alone; `doc_count` sums
-//! the shards' samples; bad parameters refused with Elasticsearch's
-//! messages.
+//! the shards' samples; below a `terms` bucket, each bucket's documents
+//! sampled; bad parameters refused with Elasticsearch's messages.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -235,14 +235,40 @@ fn bad_parameters_are_refused_in_elasticsearch_words() {
     ] {
         assert_eq!(refused(&c, aggs), (400, message.to_string()));
     }
-    // Below a bucket Elasticsearch samples each bucket's documents; this
-    // server refuses it rather than answer otherwise.
-    let below = json!({"t": {"terms": {"field": "tag"},
-        "aggs": {"s": {"sampler": {"shard_size": 2}, "aggs": subs}}}});
-    let (status, message) = refused(&c, below);
-    assert_eq!(status, 400);
-    assert!(
-        message.contains("not supported by this server"),
-        "{message}"
+}
+
+#[test]
+fn below_a_bucket_each_buckets_documents_are_sampled() {
+    let (_tmp, c) = catalog();
+    let aggs = json!({"t": {"terms": {"field": "tag"}, "aggs": {"s": {
+        "diversified_sampler": {"field": "cat", "shard_size": 4},
+        "aggs": {"ids": {"terms": {"field": "k", "size": 1000}}}}}}});
+    let body = json!({"size": 0, "query": {"match": {"body": "x"}}, "aggs": aggs});
+    let out = run(&c, "logs-*", &body).unwrap();
+    let buckets = out["aggregations"]["t"]["buckets"].as_array().unwrap();
+    assert_eq!(buckets.len(), 2);
+    // Sampling the whole query once and bucketing the sample would differ.
+    let whole = model(
+        &ranked(&c, &json!({"match": {"body": "x"}})),
+        4,
+        Some(("cat", 1)),
     );
+    let mut differs = false;
+    for bucket in buckets {
+        let query = json!({"bool": {"must": {"match": {"body": "x"}},
+            "filter": {"term": {"tag": bucket["key"]}}}});
+        let want = model(&ranked(&c, &query), 4, Some(("cat", 1)));
+        let s = &bucket["s"];
+        let ids: BTreeSet<String> = key_counts(&s["ids"]).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(ids, want, "{}", bucket["key"]);
+        let of_tag = |k: &&String| tag(k[2..].parse().unwrap()) == bucket["key"];
+        differs |= whole
+            .iter()
+            .filter(of_tag)
+            .cloned()
+            .collect::<BTreeSet<_>>()
+            != want;
+        assert_eq!(s["doc_count"], json!(want.len()));
+    }
+    assert!(differs);
 }

@@ -169,10 +169,10 @@ fn translate_at<'n>(
             deferred_here.push(node.clone());
             continue;
         }
-        if node.kind == AggKind::AutoDateHistogram && depth > 1 {
-            // Elasticsearch chooses its rounding per parent bucket, from
-            // that bucket's dates: it runs per bucket as a top-level one
-            // over the bucket's documents.
+        let sampler = matches!(node.typed, TypedParams::Sampler(_));
+        if (node.kind == AggKind::AutoDateHistogram || sampler) && depth > 1 {
+            // Elasticsearch chooses its rounding (a sampler its sample) per
+            // parent bucket, from that bucket's documents: per bucket here.
             deferred_here.push(node.clone());
             continue;
         }

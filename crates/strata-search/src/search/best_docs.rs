@@ -8,7 +8,10 @@
 //! (`ranking`, by score) for `sampler`, [`Diversified`] below for
 //! `diversified_sampler`, each over the snapshot the aggregation's pass
 //! then runs on, so the documents named are the ones it reads. The sample
-//! is a fixed set of documents per segment (`query::doc_set`).
+//! is a fixed set of documents per segment (`query::doc_set`). Below a
+//! bucket, a sampler is a whole search per parent bucket (`passes`), its
+//! query narrowed to the bucket: each bucket's best documents per shard,
+//! as Elasticsearch keeps a top-docs collector per parent bucket.
 //!
 //! Ties (every score equal without a query) go to the lower document of
 //! a shard, as Lucene's top-docs collectors break them: the earlier

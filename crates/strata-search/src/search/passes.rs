@@ -1,6 +1,6 @@
 //! Extra search passes some aggregations need: the per-bucket searches of
-//! deferred sub-aggregations (`deferred`; one scan for all the buckets of
-//! a result where `bucket_batch` can describe them) and of those below runtime-field
+//! deferred sub-aggregations, samplers among them (`deferred`; one scan
+//! for all the buckets of a result where `bucket_batch` can describe them) and of those below runtime-field
 //! buckets (`runtime_aggs`), and the min/max pass that gives
 //! calendar `date_histogram`s and `auto_date_histogram`s the bounds of
 //! the data under the query (and the latter, with `missing`, how many
@@ -73,7 +73,12 @@ pub(super) fn run_deferred(
         docvalue_fields: Vec::new(),
         ..req.clone()
     };
-    let mut out = reentry.pass(indices, &pass)?.body;
+    // A sampler's pass first finds the bucket's best documents, as a whole
+    // search does for one at its top level (`best_docs`).
+    let mut out = match node.typed {
+        TypedParams::Sampler(_) => reentry.search(indices, &pass)?.body,
+        _ => reentry.pass(indices, &pass)?.body,
+    };
     Ok(out["aggregations"][name].take())
 }
 

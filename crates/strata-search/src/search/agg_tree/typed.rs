@@ -88,7 +88,7 @@ pub enum TypedParams {
     Global,
     /// `random_sampler` (top level only).
     RandomSampler(RandomSamplerParams),
-    /// `sampler`, `diversified_sampler` (top level here).
+    /// `sampler`, `diversified_sampler`.
     Sampler(SamplerParams),
 }
 
