@@ -212,14 +212,6 @@ fn bad_parameters_are_refused_in_elasticsearch_words() {
         ),
         (json!({"s": {"sampler": {}}}), "Sampler aggregation must be used with child aggregations."),
         (
-            with("diversified_sampler", json!({"field": "cat", "shard_size": -1})),
-            "[shardSize] must be greater than or equal to 0. Found [-1] in [s]",
-        ),
-        (
-            with("diversified_sampler", json!({"field": "cat", "max_docs_per_value": -2})),
-            "[maxDocsPerValue] must be greater than or equal to 0. Found [-2] in [s]",
-        ),
-        (
             with("diversified_sampler", json!({"field": "cat", "execution_hint": "x"})),
             "Unknown `execution_hint`: [x], expected any of [map, bytes_hash, global_ordinals]",
         ),
@@ -234,6 +226,28 @@ fn bad_parameters_are_refused_in_elasticsearch_words() {
         ),
     ] {
         assert_eq!(refused(&c, aggs), (400, message.to_string()));
+    }
+    // The setters' refusals, wrapped by the object parser.
+    for (key, n, message) in [
+        (
+            "shard_size",
+            -1,
+            "[shardSize] must be greater than or equal to 0. Found [-1] in [s]",
+        ),
+        (
+            "max_docs_per_value",
+            -2,
+            "[maxDocsPerValue] must be greater than or equal to 0. Found [-2] in [s]",
+        ),
+    ] {
+        let body = json!({"size": 0, "aggs": with("diversified_sampler", json!({"field": "cat", key: n}))});
+        let e = run(&c, "logs-*", &body).unwrap_err();
+        assert_eq!(e.status(), 400);
+        assert_eq!(
+            e.to_string(),
+            format!("[diversified_sampler] failed to parse field [{key}]")
+        );
+        assert_eq!(e.cause().unwrap().to_string(), message);
     }
 }
 

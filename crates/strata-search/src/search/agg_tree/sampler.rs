@@ -10,7 +10,17 @@
 //! closing quote). `diversified_sampler` takes `field` (required here:
 //! `script` is not supported by this server), `missing`, `shard_size`,
 //! `max_docs_per_value` (default 1) and `execution_hint` (`map`,
-//! `global_ordinals` or `bytes_hash`: all sample alike here).
+//! `global_ordinals` or `bytes_hash`: all sample alike here; Elasticsearch's
+//! `bytes_hash` compares values by hash, so colliding values would count
+//! as one there).
+//!
+//! Where Strata answers differently: a `sampler` `shard_size` below 1 is
+//! refused when parsed, with the message Lucene's top-docs collector
+//! gives when Elasticsearch creates it once a document matches (none
+//! matching, Elasticsearch answers `doc_count` 0); likewise a sampler
+//! without sub-aggregations is refused whether or not documents match;
+//! a multi-valued `field` fails the search with a 400 rather than as
+//! every shard's failure.
 
 use serde_json::Value;
 
@@ -121,8 +131,8 @@ fn diversified(name: &str, params: &Value) -> Result<SamplerParams> {
             "missing" => missing = Some(value.clone()),
             // Deprecated in Elasticsearch and unused by a mapped field.
             "value_type" => {}
-            "shard_size" => shard_size = int(KIND, key, value)?,
-            "max_docs_per_value" => per_value = int(KIND, key, value)?,
+            "shard_size" => shard_size = at_least_zero(name, key, "shardSize", value)?,
+            "max_docs_per_value" => per_value = at_least_zero(name, key, "maxDocsPerValue", value)?,
             "execution_hint" => {
                 let hint = value.as_str().ok_or_else(|| wrong_type(KIND, key, value))?;
                 if !HINTS.contains(&hint) {
@@ -144,17 +154,6 @@ fn diversified(name: &str, params: &Value) -> Result<SamplerParams> {
             }
         }
     }
-    // The setters' checks, in the parser's order of the fields.
-    if shard_size < 0 {
-        return Err(SearchError::illegal(format!(
-            "[shardSize] must be greater than or equal to 0. Found [{shard_size}] in [{name}]"
-        )));
-    }
-    if per_value < 0 {
-        return Err(SearchError::illegal(format!(
-            "[maxDocsPerValue] must be greater than or equal to 0. Found [{per_value}] in [{name}]"
-        )));
-    }
     let field = field.ok_or_else(|| {
         SearchError::illegal("Required one of fields [field, script], but none were specified.")
     })?;
@@ -169,16 +168,29 @@ fn diversified(name: &str, params: &Value) -> Result<SamplerParams> {
     })
 }
 
-/// An int field of the object parser: a whole number in Java's `int`
-/// range, or a string of one.
-fn int(kind: &str, key: &str, value: &Value) -> Result<i64> {
+/// An int field of the object parser (a whole number in Java's `int`
+/// range, or a string of one) that its setter refuses below 0, as
+/// `DiversifiedAggregationBuilder`'s setters (`setter` names it there);
+/// the object parser wraps the setter's refusal.
+fn at_least_zero(name: &str, key: &str, setter: &str, value: &Value) -> Result<i64> {
+    const KIND: &str = "diversified_sampler";
     let n = match value {
         Value::Number(n) => n.as_i64(),
         Value::String(s) => s.trim().parse::<i64>().ok(),
         _ => None,
     };
-    n.filter(|n| i32::try_from(*n).is_ok())
-        .ok_or_else(|| wrong_type(kind, key, value))
+    let n = n
+        .filter(|n| i32::try_from(*n).is_ok())
+        .ok_or_else(|| wrong_type(KIND, key, value))?;
+    if n < 0 {
+        let msg = format!("[{setter}] must be greater than or equal to 0. Found [{n}] in [{name}]");
+        return Err(SearchError::field_parse(
+            KIND,
+            key,
+            SearchError::illegal(msg),
+        ));
+    }
+    Ok(n)
 }
 
 /// The object parser's refusal of a value of the wrong type.
