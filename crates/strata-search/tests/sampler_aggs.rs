@@ -286,3 +286,33 @@ fn below_a_bucket_each_buckets_documents_are_sampled() {
     }
     assert!(differs);
 }
+
+/// Below a sampler, `significant_terms` (its typical use), `top_hits`,
+/// `cardinality` and a histogram's buckets all see exactly the sample.
+#[test]
+fn sub_aggregations_see_exactly_the_sample() {
+    let (_tmp, c) = catalog();
+    let subs = json!({"sig": {"significant_terms": {"field": "tag", "min_doc_count": 1}},
+        "top": {"top_hits": {"size": 2}}, "card": {"cardinality": {"field": "k"}},
+        "h": {"histogram": {"field": "n", "interval": 2}}});
+    let body = json!({"size": 0, "query": {"match": {"body": "x"}},
+        "aggs": {"s": {"sampler": {"shard_size": 3}, "aggs": subs}}});
+    let out = run(&c, "logs-*", &body).unwrap();
+    let s = &out["aggregations"]["s"];
+    assert_eq!(s["doc_count"], json!(6));
+    // The subset of significant_terms is the sample; its background the index.
+    assert_eq!(s["sig"]["doc_count"], json!(6));
+    assert_eq!(s["top"]["hits"]["total"]["value"], json!(6));
+    assert_eq!(s["card"]["value"], json!(6));
+    let in_buckets: u64 = key_counts_of(&s["h"]).iter().sum();
+    assert_eq!(in_buckets, 6);
+}
+
+/// The doc counts of an aggregation's buckets.
+fn key_counts_of(agg: &Value) -> Vec<u64> {
+    let buckets = agg["buckets"].as_array().unwrap();
+    buckets
+        .iter()
+        .map(|b| b["doc_count"].as_u64().unwrap())
+        .collect()
+}
