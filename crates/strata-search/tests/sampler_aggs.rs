@@ -50,6 +50,19 @@ fn catalog() -> (tempfile::TempDir, Catalog) {
     (tmp, catalog)
 }
 
+/// A catalog with `logs-two`: 2 shards, 30 documents (ids `0`..`29`,
+/// which route more than 4 to each shard).
+fn two_shards() -> (tempfile::TempDir, Catalog) {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = Catalog::open(tmp.path()).unwrap();
+    let body = json!({"settings": {"index": {"number_of_shards": 2, "refresh_interval": "-1"}},
+        "mappings": {"properties": {"n": {"type": "long"}}}});
+    let index = catalog.create_index("logs-two", &body).unwrap();
+    let docs: Vec<Value> = (0..30).map(|i| json!({"n": i})).collect();
+    index_in_pairs(&index, &docs);
+    (tmp, catalog)
+}
+
 fn tag(i: usize) -> &'static str {
     ["a", "b"][(i / 3) % 2]
 }
@@ -162,6 +175,16 @@ fn sampler_takes_each_shards_best_documents() {
     assert_eq!(doc_count, matching as u64);
     // Without a query every score is equal: the lower documents of each
     // shard, as the shard's own hits order them.
+    // One index of 2 shards: each shard's sample, summed.
+    let (_tmp2, two) = two_shards();
+    let body = json!({"size": 0, "aggs": {"s": {"sampler": {"shard_size": 4},
+        "aggs": {"m": {"max": {"field": "n"}}}}}});
+    let out = run(&two, "logs-*", &body).unwrap();
+    assert_eq!(out["aggregations"]["s"]["doc_count"], json!(8));
+    let mut body = body;
+    body["aggs"]["s"]["sampler"]["shard_size"] = json!(i32::MAX);
+    let out = run(&two, "logs-*", &body).unwrap();
+    assert_eq!(out["aggregations"]["s"]["doc_count"], json!(30));
     let all = json!({"match_all": {}});
     let want = model(&ranked(&c, &all), 3, None);
     let (doc_count, ids, _) = sampled(&c, &all, json!({"sampler": {"shard_size": 3}}));
@@ -183,6 +206,18 @@ fn diversified_sampler_caps_the_documents_per_value() {
         assert_eq!(doc_count, want.len() as u64);
         assert_eq!(tags, tag_counts(&want));
     }
+    // `missing`: documents without a value hold it.
+    let mut filled = shards.clone();
+    for (_, source) in filled.iter_mut().flatten() {
+        if source.get("cat").is_none() {
+            source["cat"] = json!("p");
+        }
+    }
+    let want = model(&filled, 8, Some(("cat", 2)));
+    let agg = json!({"diversified_sampler": {"field": "cat", "shard_size": 8,
+        "max_docs_per_value": 2, "missing": "p"}});
+    assert_ne!(want, model(&shards, 8, Some(("cat", 2))));
+    assert_eq!(sampled(&c, &query, agg).1, want);
     // The defaults: 100 a shard, one a value (3 values and the documents
     // without one, each shard).
     let want = model(&shards, 100, Some(("cat", 1)));
