@@ -17,8 +17,10 @@
 //!     before acknowledging.
 //!   - [`Durability::Async`]: batches are written within 2-10 ms (a
 //!     hundredth of `sync_interval`; at once when 256 KiB are buffered) and
-//!     synced at least every `sync_interval`. Under load the flusher wakes
-//!     on a timer rather than being signalled by appends.
+//!     synced at least every `sync_interval`, on a thread of its own so
+//!     that a slow sync never holds up the writes (a process crash loses
+//!     at most the write delay). Under load the flusher wakes on a timer
+//!     rather than being signalled by appends.
 //! - A failed sync, or a write failed for any reason but a lack of space,
 //!   poisons the log: waiters get [`LogError::Poisoned`], appends are
 //!   refused, the durable LSN never moves again. The sync is never

@@ -185,7 +185,9 @@ impl Shared {
 
     /// Publishes a new durable LSN.
     pub fn publish_durable(&self, lsn: u64) {
-        self.durable_lsn.store(lsn, Ordering::Release);
+        // Only grows: a background sync may finish after a later one
+        // made on the flusher's thread (`flusher::syncer`).
+        self.durable_lsn.fetch_max(lsn, Ordering::AcqRel);
         {
             let _guard = self.durable_lock.lock();
             self.durable_cv.notify_all();

@@ -28,3 +28,5 @@ mod on_demand;
 mod power_cut;
 #[path = "rotation.rs"]
 mod rotation;
+#[path = "slow_sync.rs"]
+mod slow_sync;

@@ -21,10 +21,16 @@
 //! moves again, so nothing written after the failure is ever acknowledged,
 //! and the current segment is cut back to its last synced length.
 //!
+//! In `Async` mode the interval's sync runs on a thread of its own
+//! (`syncer`), so that the flusher keeps writing while the device syncs:
+//! what a process crash loses stays bounded by the write delay however
+//! slow the device is.
+//!
 //! This file takes the work from the shared state and runs the loop;
 //! `write` performs a round on the device (write, preallocate, sync,
 //! rotate).
 
+mod syncer;
 mod write;
 
 use std::sync::atomic::Ordering;
@@ -71,6 +77,8 @@ struct Work {
     records: u64,
     /// Sync after writing, whatever the mode.
     sync: bool,
+    /// The sync interval passed (`Async`): a sync the syncer may run.
+    interval_sync: bool,
     /// Start a new segment, completing rotation request number `n`.
     rotate: Option<u64>,
     closing: bool,
@@ -80,7 +88,7 @@ struct Work {
 
 pub(crate) struct Flusher {
     shared: Arc<Shared>,
-    device: Box<dyn Device>,
+    device: Arc<dyn Device>,
     segment: SegmentMeta,
     segment_len: u64,
     /// Bytes the segment file holds: records up to `segment_len`, then
@@ -93,6 +101,8 @@ pub(crate) struct Flusher {
     written_lsn: u64,
     /// Last LSN covered by a successful sync.
     synced_lsn: u64,
+    /// Last LSN a sync was started for (on this thread or the syncer's).
+    requested_lsn: u64,
     /// Bytes of the current segment a successful sync covered.
     synced_len: u64,
     /// While stalled: when to try writing again.
@@ -106,6 +116,8 @@ pub(crate) struct Flusher {
     spare: Vec<u8>,
     /// When to start a sync in `Sync` mode.
     group: GroupCommit,
+    /// `Async` mode's background syncs, started at the first.
+    syncer: Option<syncer::Syncer>,
 }
 
 /// Marks the flusher stopped when the thread ends, even by a panic, so no
@@ -133,13 +145,14 @@ impl Flusher {
         Flusher {
             zeros: vec![0; step.min(ZERO_CHUNK) as usize],
             shared,
-            device,
+            device: Arc::from(device),
             segment,
             segment_len,
             file_len: file_len.max(segment_len),
             segment_records,
             written_lsn: last,
             synced_lsn: last,
+            requested_lsn: last,
             synced_len: segment_len,
             retry_at: None,
             closing_since: None,
@@ -147,6 +160,7 @@ impl Flusher {
             last_write: Instant::now(),
             spare: Vec::new(),
             group,
+            syncer: None,
         }
     }
 
@@ -234,10 +248,15 @@ impl Flusher {
         let shared = Arc::clone(&self.shared);
         let mut p = shared.pending.lock();
         let mut sync = false;
+        let mut interval_sync = false;
         // The flusher slept through a polling tick (see below).
         let mut polled = false;
         loop {
             let mut polling = false;
+            // A background sync failed: the round that follows stops.
+            if shared.poison_cause().is_some() {
+                break;
+            }
             if let Some(at) = self.retry_at {
                 // Stalled: nothing but the retry starts a round (a close
                 // waits for it too, see `give_up`).
@@ -284,10 +303,13 @@ impl Flusher {
                 }
                 Durability::Async { sync_interval } => {
                     let now = Instant::now();
-                    let unsynced = self.written_lsn > self.synced_lsn;
+                    // While a background sync runs, the next one is not
+                    // due: the syncer wakes this thread when it is done.
+                    let syncing = self.syncer.as_ref().is_some_and(|s| s.busy());
+                    let unsynced = self.written_lsn > self.requested_lsn && !syncing;
                     let sync_at = self.last_sync + sync_interval;
                     if unsynced && now >= sync_at {
-                        sync = true;
+                        interval_sync = true;
                         break;
                     }
                     let delay = async_write_delay(sync_interval);
@@ -337,6 +359,7 @@ impl Flusher {
             batch,
             records,
             sync,
+            interval_sync,
             rotate: (p.rotate_requested > p.rotate_done).then_some(p.rotate_requested),
             closing: p.closing,
             durability: p.durability,

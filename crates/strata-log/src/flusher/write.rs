@@ -4,8 +4,10 @@
 //! a new segment.
 
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Instant;
 
+use super::syncer::{Request, Syncer};
 use super::{Flusher, Work};
 use crate::config::Durability;
 use crate::record::{encoded_len, encoded_lsn};
@@ -15,6 +17,7 @@ use crate::LogError;
 
 impl Flusher {
     pub(super) fn perform(&mut self, work: &Work) -> Result<(), Failure> {
+        self.collect_synced()?;
         if !work.batch.is_empty() {
             self.write_batch(&work.batch)?;
             self.last_write = Instant::now();
@@ -24,12 +27,20 @@ impl Flusher {
             self.rotate(self.written_lsn + 1)
                 .map_err(|f| f.after(whole))?;
         }
-        let sync_due = match work.durability {
-            Durability::Sync => true,
-            Durability::OnDemand => false,
-            Durability::Async { sync_interval } => self.last_sync.elapsed() >= sync_interval,
+        let (sync_due, background) = match work.durability {
+            Durability::Sync => (true, false),
+            Durability::OnDemand => (false, false),
+            // A sync someone asked for runs here; the interval's, beside.
+            Durability::Async { sync_interval } => (
+                work.interval_sync || self.last_sync.elapsed() >= sync_interval,
+                !work.sync,
+            ),
         };
-        if (work.sync || sync_due) && self.written_lsn > self.synced_lsn {
+        if background {
+            if sync_due && self.written_lsn > self.requested_lsn {
+                self.sync_in_background()?;
+            }
+        } else if (work.sync || sync_due) && self.written_lsn > self.synced_lsn {
             self.sync()?;
             self.group.synced(work.records);
         }
@@ -115,6 +126,57 @@ impl Flusher {
         Ok(())
     }
 
+    /// Takes what the background syncer finished; a failed sync there
+    /// (which poisoned the log) ends the flusher as one here would.
+    fn collect_synced(&mut self) -> Result<(), Failure> {
+        let Some(syncer) = &self.syncer else {
+            return Ok(());
+        };
+        match syncer.take_done() {
+            Ok(None) => Ok(()),
+            Ok(Some(done)) => {
+                self.synced_lsn = self.synced_lsn.max(done.lsn);
+                if done.segment == self.segment.first_lsn {
+                    self.synced_len = self.synced_len.max(done.len);
+                }
+                Ok(())
+            }
+            Err(()) => {
+                let cause = self.shared.poisoned().unwrap_or_else(|| {
+                    LogError::io("background sync", std::io::Error::other("failed"))
+                });
+                Err(Failure::Fatal(cause))
+            }
+        }
+    }
+
+    /// Hands the interval's sync of what is written to the syncer thread
+    /// (started at the first), unless one is still running; the flusher
+    /// goes on writing meanwhile. Without a thread, syncs here.
+    fn sync_in_background(&mut self) -> Result<(), LogError> {
+        if self.syncer.is_none() {
+            match Syncer::start(Arc::clone(&self.shared)) {
+                Ok(s) => self.syncer = Some(s),
+                Err(e) => {
+                    tracing::warn!(error = %e, "no log sync thread: syncing on the flusher's");
+                    return self.sync();
+                }
+            }
+        }
+        let request = Request {
+            device: Arc::clone(&self.device),
+            segment: self.segment.first_lsn,
+            name: self.segment.name.clone(),
+            lsn: self.written_lsn,
+            len: self.segment_len,
+        };
+        if self.syncer.as_ref().is_some_and(|s| s.request(request)) {
+            self.requested_lsn = self.written_lsn;
+            self.last_sync = Instant::now();
+        }
+        Ok(())
+    }
+
     /// Syncs the current segment and publishes the durable LSN.
     fn sync(&mut self) -> Result<(), LogError> {
         self.device
@@ -123,6 +185,7 @@ impl Flusher {
         self.shared.syncs.fetch_add(1, Ordering::Relaxed);
         self.last_sync = Instant::now();
         self.synced_lsn = self.written_lsn;
+        self.requested_lsn = self.written_lsn;
         self.synced_len = self.segment_len;
         self.shared.publish_durable(self.synced_lsn);
         Ok(())
@@ -136,7 +199,7 @@ impl Flusher {
             self.sync()?;
         }
         let meta = SegmentMeta::new(first_lsn);
-        self.device = segment::create(&*self.shared.dir, &meta)?;
+        self.device = Arc::from(segment::create(&*self.shared.dir, &meta)?);
         self.shared.syncs.fetch_add(1, Ordering::Relaxed);
         self.shared.segments.lock().push(meta.clone());
         self.segment = meta;
