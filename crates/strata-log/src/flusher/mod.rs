@@ -185,6 +185,9 @@ impl Flusher {
                     continue;
                 }
                 Err(Failure::NoSpace { cause, .. } | Failure::Fatal(cause)) => {
+                    // A background sync in flight finishes first, so that
+                    // what it made durable (and published) is not cut.
+                    self.settle_syncer();
                     self.cut_to_synced();
                     self.shared.poison(cause);
                     return;

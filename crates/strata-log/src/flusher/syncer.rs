@@ -113,13 +113,26 @@ impl Syncer {
     }
 }
 
-impl Drop for Syncer {
-    fn drop(&mut self) {
+impl Syncer {
+    /// Stops the thread once the sync in hand (if any) is done and
+    /// returns what `take_done` would then.
+    pub fn finish(mut self) -> Result<Option<Synced>, ()> {
+        self.stop_and_join();
+        self.take_done()
+    }
+
+    fn stop_and_join(&mut self) {
         self.state.slot.lock().stop = true;
         self.state.cv.notify_all();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+    }
+}
+
+impl Drop for Syncer {
+    fn drop(&mut self) {
+        self.stop_and_join();
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::syncer::{Request, Syncer};
+use super::syncer::{Request, Synced, Syncer};
 use super::{Flusher, Work};
 use crate::config::Durability;
 use crate::record::{encoded_len, encoded_lsn};
@@ -135,10 +135,7 @@ impl Flusher {
         match syncer.take_done() {
             Ok(None) => Ok(()),
             Ok(Some(done)) => {
-                self.synced_lsn = self.synced_lsn.max(done.lsn);
-                if done.segment == self.segment.first_lsn {
-                    self.synced_len = self.synced_len.max(done.len);
-                }
+                self.note_synced(done);
                 Ok(())
             }
             Err(()) => {
@@ -147,6 +144,21 @@ impl Flusher {
                 });
                 Err(Failure::Fatal(cause))
             }
+        }
+    }
+
+    /// Stops the syncer once its sync in hand is done and takes what it
+    /// synced (a failure there has poisoned the log already).
+    pub(super) fn settle_syncer(&mut self) {
+        if let Some(Ok(Some(done))) = self.syncer.take().map(Syncer::finish) {
+            self.note_synced(done);
+        }
+    }
+
+    fn note_synced(&mut self, done: Synced) {
+        self.synced_lsn = self.synced_lsn.max(done.lsn);
+        if done.segment == self.segment.first_lsn {
+            self.synced_len = self.synced_len.max(done.len);
         }
     }
 
