@@ -154,12 +154,14 @@ fn serve(state: &State, shared: &Shared) {
             }
         };
         let result = request.device.sync();
-        let mut slot = state.slot.lock();
-        slot.busy = false;
+        // Never call into the shared state holding the slot: the flusher
+        // takes the slot under the shared state's lock (`busy`).
         match result {
             Ok(()) => {
                 shared.syncs.fetch_add(1, Ordering::Relaxed);
                 shared.publish_durable(request.lsn);
+                let mut slot = state.slot.lock();
+                slot.busy = false;
                 // Results of one segment only grow; the flusher keeps the
                 // larger of what it has and this.
                 slot.done = Some(Synced {
@@ -169,13 +171,18 @@ fn serve(state: &State, shared: &Shared) {
                 });
             }
             Err(e) => {
-                slot.failed = true;
+                // Marked failed before the poison wakes the flusher, so
+                // that it finds the failure when it looks.
+                {
+                    let mut slot = state.slot.lock();
+                    slot.busy = false;
+                    slot.failed = true;
+                }
                 let what = format!("sync {}", request.name);
                 shared.poison(LogError::io(what, e));
             }
         }
         state.cv.notify_all();
-        drop(slot);
         // The flusher does not wait for a sync while one runs: wake it
         // (under its lock, so that a flusher which saw this sync busy is
         // already waiting).
