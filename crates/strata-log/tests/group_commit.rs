@@ -12,10 +12,7 @@ use strata_device::{Directory, MemDirectory};
 use strata_log::{CommandLog, Durability, LogConfig, RecoveryPolicy};
 
 fn slow_log(mem: &MemDirectory, config: LogConfig) -> CommandLog {
-    let slow = SlowSync {
-        inner: arc(mem),
-        delay: Duration::from_millis(2),
-    };
+    let slow = SlowSync::delayed(arc(mem), Duration::from_millis(2));
     CommandLog::open(Arc::new(slow), config, RecoveryPolicy::Strict)
         .unwrap()
         .0

@@ -7,18 +7,19 @@
 //! poisons the log as a failing sync on the flusher's thread does.
 //!
 //! The device here is a `MemDirectory` whose syncs wait at a gate the
-//! test opens: its content without `crash()` is what a killed process
-//! leaves (written bytes), with `crash()` what a power cut leaves.
+//! test opens (`common::SlowSync`): its content without `crash()` is what
+//! a killed process leaves (written bytes), with `crash()` what a power
+//! cut leaves.
 
 use std::io;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
-use strata_device::{Device, Directory, MemDirectory};
+use strata_device::{Directory, MemDirectory};
 use strata_log::{Durability, LogConfig, LogError};
 
-use crate::common::{open, replay_all};
+use crate::common::{arc, open, replay_all, SlowSync};
 
 /// Whether syncs wait, and how many were entered.
 #[derive(Default)]
@@ -55,72 +56,6 @@ impl Gate {
     }
 }
 
-struct GatedDevice {
-    inner: Box<dyn Device>,
-    gate: Arc<Gate>,
-    fail: Arc<Mutex<bool>>,
-}
-
-impl Device for GatedDevice {
-    fn len(&self) -> io::Result<u64> {
-        self.inner.len()
-    }
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        self.inner.read_exact_at(buf, offset)
-    }
-    fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
-        self.inner.write_all_at(buf, offset)
-    }
-    fn sync(&self) -> io::Result<()> {
-        self.gate.pass();
-        if *self.fail.lock() {
-            return Err(io::Error::other("injected sync failure"));
-        }
-        self.inner.sync()
-    }
-    fn set_len(&self, len: u64) -> io::Result<()> {
-        self.inner.set_len(len)
-    }
-}
-
-/// A `MemDirectory` whose devices' syncs go through `gate`.
-struct GatedDirectory {
-    inner: MemDirectory,
-    gate: Arc<Gate>,
-    fail: Arc<Mutex<bool>>,
-}
-
-impl GatedDirectory {
-    fn wrap(&self, inner: Box<dyn Device>) -> Box<dyn Device> {
-        Box::new(GatedDevice {
-            inner,
-            gate: Arc::clone(&self.gate),
-            fail: Arc::clone(&self.fail),
-        })
-    }
-}
-
-impl Directory for GatedDirectory {
-    fn create(&self, name: &str) -> io::Result<Box<dyn Device>> {
-        Ok(self.wrap(self.inner.create(name)?))
-    }
-    fn open(&self, name: &str) -> io::Result<Box<dyn Device>> {
-        Ok(self.wrap(self.inner.open(name)?))
-    }
-    fn rename(&self, from: &str, to: &str) -> io::Result<()> {
-        self.inner.rename(from, to)
-    }
-    fn remove(&self, name: &str) -> io::Result<()> {
-        self.inner.remove(name)
-    }
-    fn list(&self) -> io::Result<Vec<String>> {
-        self.inner.list()
-    }
-    fn sync_names(&self) -> io::Result<()> {
-        self.inner.sync_names()
-    }
-}
-
 /// Opens the gate when dropped, so that a failed assertion does not leave
 /// the log's close waiting at it.
 struct OpenOnDrop(Arc<Gate>);
@@ -131,14 +66,28 @@ impl Drop for OpenOnDrop {
     }
 }
 
-fn gated() -> (MemDirectory, Arc<GatedDirectory>) {
+/// A `MemDirectory` (returned too) whose syncs wait at the gate and fail
+/// while `fail` is set.
+struct Gated {
+    dir: Arc<dyn Directory>,
+    gate: Arc<Gate>,
+    fail: Arc<Mutex<bool>>,
+}
+
+fn gated() -> (MemDirectory, Gated) {
     let mem = MemDirectory::new();
-    let dir = Arc::new(GatedDirectory {
-        inner: mem.clone(),
-        gate: Arc::new(Gate::default()),
-        fail: Arc::new(Mutex::new(false)),
+    let gate = Arc::new(Gate::default());
+    let fail = Arc::new(Mutex::new(false));
+    let (g, f) = (Arc::clone(&gate), Arc::clone(&fail));
+    let dir = SlowSync::hooked(arc(&mem), move || {
+        g.pass();
+        match *f.lock() {
+            true => Err(io::Error::other("injected sync failure")),
+            false => Ok(()),
+        }
     });
-    (mem, dir)
+    let dir = Arc::new(dir) as Arc<dyn Directory>;
+    (mem, Gated { dir, gate, fail })
 }
 
 fn async_10ms() -> LogConfig {
@@ -163,7 +112,7 @@ fn wait_written(mem: &MemDirectory, n: usize) -> usize {
 #[test]
 fn records_reach_the_file_while_a_sync_is_held() {
     let (mem, dir) = gated();
-    let (log, _) = open(Arc::clone(&dir) as Arc<dyn Directory>, async_10ms());
+    let (log, _) = open(Arc::clone(&dir.dir), async_10ms());
     // Declared after the log: dropped (the gate opened) before it.
     let _open = OpenOnDrop(Arc::clone(&dir.gate));
     log.append(1, b"first").unwrap();
@@ -195,7 +144,7 @@ fn records_reach_the_file_while_a_sync_is_held() {
 #[test]
 fn a_failed_background_sync_poisons_the_log() {
     let (mem, dir) = gated();
-    let (log, _) = open(Arc::clone(&dir) as Arc<dyn Directory>, async_10ms());
+    let (log, _) = open(Arc::clone(&dir.dir), async_10ms());
     *dir.fail.lock() = true;
     log.append(1, b"lost on a power cut").unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -107,16 +107,42 @@ pub fn flip_byte(dir: &dyn Directory, name: &str, offset: u64) {
     dev.sync().unwrap();
 }
 
-/// A directory whose device syncs take `delay`: makes group commit visible
-/// (syncs on a `MemDirectory` are otherwise nearly free).
+/// What a [`SlowSync`] device runs before each sync: a failure is the
+/// sync's.
+pub type BeforeSync = Arc<dyn Fn() -> io::Result<()> + Send + Sync>;
+
+/// A directory whose device syncs first run a hook: a delay makes group
+/// commit visible (syncs on a `MemDirectory` are otherwise nearly free); a
+/// gate holds them as long as a test wants.
 pub struct SlowSync {
     pub inner: Arc<dyn Directory>,
-    pub delay: Duration,
+    pub before_sync: BeforeSync,
+}
+
+impl SlowSync {
+    /// Every sync takes `delay` more.
+    pub fn delayed(inner: Arc<dyn Directory>, delay: Duration) -> SlowSync {
+        SlowSync::hooked(inner, move || {
+            std::thread::sleep(delay);
+            Ok(())
+        })
+    }
+
+    /// Every sync runs `hook` first.
+    pub fn hooked(
+        inner: Arc<dyn Directory>,
+        hook: impl Fn() -> io::Result<()> + Send + Sync + 'static,
+    ) -> SlowSync {
+        SlowSync {
+            inner,
+            before_sync: Arc::new(hook),
+        }
+    }
 }
 
 struct SlowDevice {
     inner: Box<dyn Device>,
-    delay: Duration,
+    before_sync: BeforeSync,
 }
 
 impl Directory for SlowSync {
@@ -124,14 +150,14 @@ impl Directory for SlowSync {
         let inner = self.inner.create(name)?;
         Ok(Box::new(SlowDevice {
             inner,
-            delay: self.delay,
+            before_sync: Arc::clone(&self.before_sync),
         }))
     }
     fn open(&self, name: &str) -> io::Result<Box<dyn Device>> {
         let inner = self.inner.open(name)?;
         Ok(Box::new(SlowDevice {
             inner,
-            delay: self.delay,
+            before_sync: Arc::clone(&self.before_sync),
         }))
     }
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
@@ -159,7 +185,7 @@ impl Device for SlowDevice {
         self.inner.write_all_at(buf, offset)
     }
     fn sync(&self) -> io::Result<()> {
-        std::thread::sleep(self.delay);
+        (self.before_sync)()?;
         self.inner.sync()
     }
     fn set_len(&self, len: u64) -> io::Result<()> {
