@@ -304,6 +304,13 @@ async fn errors_have_elasticsearch_shape_and_status() {
         bad_name.json()["error"]["type"],
         "invalid_index_name_exception"
     );
+    // Found by the full-length hostile-requests run: a NUL in the name was
+    // answered 500 (the index's directory could not be made).
+    for path in ["/%00", "/a%00b"] {
+        let nul = s.json("PUT", path, None).await;
+        assert_eq!(nul.status, 400, "{path}");
+        assert_eq!(nul.json()["error"]["type"], "invalid_index_name_exception");
+    }
     let garbage: Vec<u8> = (0..=255u8).collect();
     let r = s.send("PUT", "/x/_doc/1", &ct, Some(&garbage)).await;
     assert_eq!(r.status, 400);

@@ -54,9 +54,17 @@ fn broken_rule(name: &str, lowercase: bool) -> Option<&'static str> {
     None
 }
 
-/// Checks an index name (`invalid_index_name_exception`).
+/// Checks an index name (`invalid_index_name_exception`). Beyond
+/// Elasticsearch's rules, a NUL character is refused: an index's files live
+/// in a directory of its name (Elasticsearch names them by UUID), and no
+/// file name holds one (it was answered 500 by the failed directory).
 pub fn validate_index_name(name: &str) -> Result<()> {
-    match broken_rule(name, true) {
+    let broken = if name.contains('\0') {
+        Some("must not contain a NUL character")
+    } else {
+        broken_rule(name, true)
+    };
+    match broken {
         None => Ok(()),
         Some(reason) => Err(SearchError::InvalidIndexName {
             name: name.to_string(),
@@ -89,6 +97,8 @@ mod tests {
         assert!(validate_index_name("Bad").is_err());
         assert!(validate_index_name("_x").is_err());
         assert!(validate_index_name("ok-1").is_ok());
+        assert!(validate_index_name("\0").is_err());
+        assert!(validate_index_name("a\0b").is_err());
         assert!(validate_alias_name("Mixed-Case").is_ok());
         assert!(validate_alias_name("a*").is_err());
     }
