@@ -20,8 +20,8 @@ const DEFAULT_SHARDS: usize = 16;
 /// Promise: after every call, each shard holds at most its share of the
 /// budget (`budget / shards` bytes) in memory: its values as the allocator
 /// sizes them, its hash table and its queues, ghost included (`memory`);
-/// a record larger than a share is never cached. Values must own about
-/// their length (see `insert`). Thread-safe.
+/// a record larger than a share is never cached. Values over 1,792 bytes
+/// must own about their length (see `insert`). Thread-safe.
 pub struct Cache<K, V = ()> {
     shards: Box<[Mutex<Shard<K, V>>]>,
     hasher: RandomState,
@@ -84,10 +84,12 @@ impl<K: Hash + Eq + Clone, V: Eq> Cache<K, V> {
     /// Caches `value` as `version` of `key` (evicting as needed), in place
     /// of another version (keeping its queue and frequency). False if it is
     /// too large for a shard (any cached version is then dropped) or this
-    /// version is cached already (records are immutable). `value` must
-    /// own an allocation of about its length (copied out, or a read buffer
-    /// handed out in place): a small slice of a large buffer would keep
-    /// more memory than the cache counts.
+    /// version is cached already (records are immutable). A value of up
+    /// to 1,792 bytes is copied into the shard's segments (packed); a
+    /// larger one is kept as it is and must own an allocation of about its
+    /// length (copied out, or a read buffer handed out in place): a small
+    /// slice of a large buffer would keep more memory than the cache
+    /// counts.
     pub fn insert(&self, key: K, version: V, value: Bytes) -> bool {
         self.insert_for(CacheUser::OWN, key, version, value)
     }
@@ -221,11 +223,13 @@ mod tests {
         );
     }
 
+    /// Records with their own allocations (2,000 bytes: a 512 KiB shard
+    /// packs up to 1 KiB); packed ones in the next test.
     #[test]
     fn remove_if_drops_only_the_chosen_records_and_their_bytes() {
         let cache = Cache::with_shards(1 << 20, 2);
         for key in 0..100u64 {
-            cache.insert(key, (), value(100));
+            cache.insert(key, (), value(2000));
         }
         let full = cache.stats();
         cache.remove_if(|key| key % 2 == 0);
@@ -237,11 +241,35 @@ mod tests {
             "{half:?} after {full:?}"
         );
         assert_eq!(cache.get_again(&2, &()), None);
-        assert_eq!(cache.get_again(&3, &()), Some(value(100)));
+        assert_eq!(cache.get_again(&3, &()), Some(value(2000)));
         assert_eq!(cache.stats().hits, full.hits, "get_again is not counted");
         cache.remove_if(|_| true);
         assert_eq!(cache.stats().entries, 0);
         assert!(cache.stats().bytes < 1024);
+    }
+
+    /// Removing most packed records from the middle of their segments
+    /// copies the rest into fresh ones: the memory goes back at once, and
+    /// every value survives the move.
+    #[test]
+    fn removing_most_packed_records_gives_their_segments_back() {
+        let cache = Cache::with_shards(8 << 20, 1);
+        let record = |key: u64| Bytes::from(key.to_le_bytes().repeat(12));
+        for key in 0..20_000u64 {
+            assert!(cache.insert(key, (), record(key)));
+            if key % 3 == 0 {
+                cache.get(&key, &());
+            }
+        }
+        let full = cache.stats();
+        assert_eq!(full.entries, 20_000);
+        cache.remove_if(|key| key % 10 != 0);
+        let kept = cache.stats();
+        assert_eq!(kept.value_bytes, 2_000 * 96);
+        assert!(kept.bytes < full.bytes / 4, "{kept:?} after {full:?}");
+        for key in (0..20_000u64).step_by(10) {
+            assert_eq!(cache.get_again(&key, &()), Some(record(key)));
+        }
     }
 
     /// The scan-resistance property: a hot set read repeatedly keeps a high

@@ -36,11 +36,16 @@
 //! `UserCache` may instead own a cache of its own, so that one type serves
 //! an engine whether its budget is shared or not.
 //!
-//! The budget bounds resident memory (`memory`): each value is charged as
-//! the allocator sizes it, and each shard's hash table, queues and ghost
-//! by their real sizes, so a full cache of 100-byte records holds about
-//! 190,000 per 64 MiB rather than the 409,000 it counted before, when it
-//! occupied 2.7 times its budget.
+//! The budget bounds resident memory (`memory`): each shard's hash table,
+//! queues and ghost are charged by their real sizes, and its values by
+//! what holds them: values up to 1,792 bytes are packed back to back into
+//! 14 KiB segments (`segments`; in shards of 448 KiB or more), two streams of them following the queues
+//! so that a segment empties as its queue moves on, and are charged their
+//! segments; larger ones keep their own allocations, charged as the
+//! allocator sizes them. A full cache of 100-byte records holds about
+//! 210,000 per 64 MiB (184,000 with an allocation each; 409,000 counted
+//! when it occupied 2.7 times its budget), of 1,000-byte records about
+//! as many as before in 3% less memory.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![forbid(unsafe_code)]
@@ -51,6 +56,7 @@ mod ghost;
 mod handle;
 mod memory;
 mod policy;
+mod segments;
 mod shard;
 mod shared;
 mod stats;

@@ -1,8 +1,9 @@
 //! What the cache's structures really occupy in memory, so that the byte
 //! budget bounds resident memory and not only counted payload. A leaf.
 //!
-//! The cache counts, for every shard: each value's heap allocation as the
-//! allocator sizes it ([`value_bytes`]), the hash table of entries by its
+//! The cache counts, for every shard: each unpacked value's heap
+//! allocation as the allocator sizes it ([`value_bytes`]; packed values
+//! are counted by their segments, `segments`), the hash table of entries by its
 //! bucket array ([`table_bytes`]), and each queue by its ring buffer
 //! ([`deque_bytes`]). Measured before this accounting, a record of 100
 //! bytes occupied about 437 bytes while 164 were counted, and a 64 MiB

@@ -73,6 +73,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                     entry.freq = 0;
                     entry.in_main = true;
                 }
+                self.repack(&key);
                 self.main.bytes += charge;
                 self.main.push(key, stamp);
             } else if let Some(entry) = self.take(&key) {
@@ -101,6 +102,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 if let Some(entry) = self.map.get_mut(&key) {
                     entry.freq -= 1;
                 }
+                self.repack(&key);
                 self.main.push(key, stamp);
                 return true;
             }

@@ -29,11 +29,14 @@ use super::fifo::Fifo;
 use super::ghost::Ghost;
 use super::memory::{table_bytes, value_bytes};
 use super::policy::ShareLimits;
+use super::segments::{Segments, Stream, UNPACKED};
 use super::stats::CacheStats;
 use super::user::{CacheUser, Counters, MAX_USERS};
 
 mod cap;
 mod evict;
+mod pack;
+mod table;
 
 /// Highest frequency a record in main can reach (two bits).
 const MAX_FREQ: u8 = 3;
@@ -45,6 +48,8 @@ struct Entry<V> {
     in_main: bool,
     /// The user the record is counted on (`CacheUser`'s index).
     user: u8,
+    /// The segment `value` is packed in, or `UNPACKED` (`segments`).
+    seg: u32,
     stamp: u64,
 }
 
@@ -54,6 +59,8 @@ pub(super) struct Shard<K, V> {
     small: Fifo<K>,
     main: Fifo<K>,
     ghost: Ghost<K>,
+    /// Where the small values are packed.
+    segments: Segments,
     budget: usize,
     /// `map`'s capacity right after it last grew (its table's size).
     table_capacity: usize,
@@ -76,6 +83,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
             small: Fifo::new(),
             main: Fifo::new(),
             ghost: Ghost::new(),
+            segments: Segments::for_budget(budget),
             budget,
             table_capacity: 0,
             next_stamp: 0,
@@ -123,7 +131,10 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
     /// own records leave first (`cap`), then the global eviction keeps the
     /// budget (`evict`).
     pub(super) fn insert(&mut self, user: CacheUser, key: K, version: V, value: Bytes) -> bool {
-        let charge = value_bytes(value.len());
+        let charge = match self.segments.packs(value.len()) {
+            true => value.len(),
+            false => value_bytes(value.len()),
+        };
         if charge > self.budget || self.limits[user.index()].over(charge) {
             self.invalidate(&key, None);
             return false;
@@ -133,15 +144,18 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 return false;
             }
             // A new version of a cached object: same place, same frequency.
-            let queue = match entry.in_main {
-                true => &mut self.main,
-                false => &mut self.small,
+            let (queue, stream) = match entry.in_main {
+                true => (&mut self.main, Stream::Main),
+                false => (&mut self.small, Stream::Small),
             };
             queue.bytes = queue.bytes - entry.charge() + charge;
             self.users[usize::from(entry.user)].remove(entry.charge());
             self.users[user.index()].add(charge);
             let moved = entry.user != user.0;
+            self.segments.release(entry.seg, entry.value.len());
+            let (value, seg) = self.segments.keep(stream, value);
             (entry.version, entry.value, entry.user) = (version, value, user.0);
+            entry.seg = seg;
             if moved {
                 let stamp = entry.stamp;
                 self.push_capped(user, &key, stamp);
@@ -154,20 +168,21 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         let in_main = self.ghost.remove(&key);
         let stamp = self.next_stamp;
         self.next_stamp += 1;
-        let queue = if in_main {
-            &mut self.main
-        } else {
-            &mut self.small
+        let (queue, stream) = match in_main {
+            true => (&mut self.main, Stream::Main),
+            false => (&mut self.small, Stream::Small),
         };
         queue.push(key.clone(), stamp);
         queue.bytes += charge;
         self.push_capped(user, &key, stamp);
+        let (value, seg) = self.segments.keep(stream, value);
         let entry = Entry {
             version,
             value,
             freq: 0,
             in_main,
             user: user.0,
+            seg,
             stamp,
         };
         self.map.insert(key, entry);
@@ -206,6 +221,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
     /// they were dropped, not evicted), then compacts the queues.
     pub(super) fn remove_if(&mut self, mut doomed: impl FnMut(&K) -> bool) {
         let (small, main, users) = (&mut self.small, &mut self.main, &mut self.users);
+        let segments = &mut self.segments;
         self.map.retain(|key, entry| {
             if !doomed(key) {
                 return true;
@@ -216,6 +232,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
             };
             queue.bytes -= entry.charge();
             users[usize::from(entry.user)].remove(entry.charge());
+            segments.release(entry.seg, entry.value.len());
             false
         });
         if self.map.is_empty() {
@@ -235,6 +252,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 queue.retain(|k, s| is_capped_at(map, k, s, user));
             }
         }
+        self.compact_segments();
         self.trim();
     }
 
@@ -254,13 +272,15 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         stats.bytes += counters.value_bytes as u64;
     }
 
-    /// Bytes the shard holds in memory: its records' values, the map's
-    /// table, the queues and the ghost. The ghost is counted at least at
-    /// the size it reaches for this many records, so that the first fill
-    /// (ghost still empty) does not grow the table beyond what fits later.
+    /// Bytes the shard holds in memory: its records' values (the packed
+    /// ones by their segments), the map's table, the queues and the ghost.
+    /// The ghost is counted at least at the size it reaches for this many
+    /// records, so that the first fill (ghost still empty) does not grow
+    /// the table beyond what fits later.
     fn resident(&self) -> usize {
-        self.small.bytes
-            + self.main.bytes
+        // The queues' bytes count packed records by length (`held`).
+        self.small.bytes + self.main.bytes - self.segments.held()
+            + self.segments.resident()
             + table_bytes::<(K, Entry<V>)>(self.table_capacity)
             + self.small.resident()
             + self.main.resident()
@@ -274,46 +294,6 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 .flatten()
                 .map(Fifo::resident)
                 .sum::<usize>()
-    }
-
-    /// Before a new key goes in: when the map is full, its table may grow
-    /// (doubling) only if the grown table fits in the budget beside what
-    /// the shard holds. Otherwise records are evicted until an eighth of
-    /// the table is free, and the table is rebuilt at its size if removals
-    /// left tombstones (on which std's map would grow anyway). A table
-    /// grown past the budget would otherwise force out most records and
-    /// leave the allocator holding the old table.
-    fn make_room_in_table(&mut self, charge: usize) {
-        if self.map.len() < self.map.capacity() || self.map.is_empty() {
-            return;
-        }
-        let table = table_bytes::<(K, Entry<V>)>(self.table_capacity);
-        let grown = table_bytes::<(K, Entry<V>)>((2 * self.table_capacity).max(3));
-        if self.resident() - table + grown + charge <= self.budget {
-            return;
-        }
-        let target = self.table_capacity - self.table_capacity / 8;
-        while self.map.len() > target && self.evict_one() {}
-        if self.map.len() >= self.map.capacity() {
-            let old = std::mem::take(&mut self.map);
-            self.map = HashMap::with_capacity(self.table_capacity);
-            self.map.extend(old);
-        }
-    }
-
-    /// Gives back table and queue memory kept from a time the shard held
-    /// more, smaller records (the first fill, before the ghost took its
-    /// share): more than twice what is needed is shrunk to a quarter more.
-    fn trim(&mut self) {
-        let len = self.map.len();
-        if self.table_capacity > 2 * len + 64 {
-            self.map.shrink_to(len + len / 4);
-            self.table_capacity = self.map.capacity();
-        }
-        self.small.trim();
-        self.main.trim();
-        self.ghost.trim();
-        self.capped.iter_mut().flatten().for_each(Fifo::trim);
     }
 
     /// Forgets `key`'s record (any version), which leaves its queue: its
@@ -340,15 +320,20 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
     fn take(&mut self, key: &K) -> Option<Entry<V>> {
         let entry = self.map.remove(key)?;
         self.users[usize::from(entry.user)].remove(entry.charge());
+        self.segments.release(entry.seg, entry.value.len());
         self.compact_capped(entry.user);
         Some(entry)
     }
 }
 
 impl<V> Entry<V> {
-    /// What the record is charged: its value's heap bytes.
+    /// What the record is charged: a packed value its length (its segment
+    /// is charged as a whole, `segments`), another its heap bytes.
     fn charge(&self) -> usize {
-        value_bytes(self.value.len())
+        match self.seg {
+            UNPACKED => value_bytes(self.value.len()),
+            _ => self.value.len(),
+        }
     }
 }
 
