@@ -20,8 +20,8 @@ const DEFAULT_SHARDS: usize = 16;
 /// Promise: after every call, each shard holds at most its share of the
 /// budget (`budget / shards` bytes) in memory: its values as the allocator
 /// sizes them, its hash table and its queues, ghost included (`memory`);
-/// a record larger than a share is never cached. Values over 1,792 bytes
-/// must own about their length (see `insert`). Thread-safe.
+/// a record larger than a share is never cached. Values not packed must
+/// own about their length (see `insert`). Thread-safe.
 pub struct Cache<K, V = ()> {
     shards: Box<[Mutex<Shard<K, V>>]>,
     hasher: RandomState,
@@ -85,9 +85,9 @@ impl<K: Hash + Eq + Clone, V: Eq> Cache<K, V> {
     /// of another version (keeping its queue and frequency). False if it is
     /// too large for a shard (any cached version is then dropped) or this
     /// version is cached already (records are immutable). A value of up
-    /// to 1,792 bytes is copied into the shard's segments (packed); a
-    /// larger one is kept as it is and must own an allocation of about its
-    /// length (copied out, or a read buffer handed out in place): a small
+    /// to 1,792 bytes is copied into the shard's segments (packed, in
+    /// shards of 448 KiB or more); another is kept as it is and must own
+    /// an allocation of about its length (copied out, or a read buffer handed out in place): a small
     /// slice of a large buffer would keep more memory than the cache
     /// counts.
     pub fn insert(&self, key: K, version: V, value: Bytes) -> bool {
