@@ -32,11 +32,6 @@ impl<K> Fifo<K> {
         self.positions.pop_front()
     }
 
-    /// The positions from head to tail, stale ones included.
-    pub(super) fn iter(&self) -> impl Iterator<Item = &(K, u64)> {
-        self.positions.iter()
-    }
-
     /// Positions held, stale ones included.
     pub(super) fn positions(&self) -> usize {
         self.positions.len()

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use bytes::Bytes;
 
 use super::memory::value_bytes;
+use super::segments::Segments;
 use super::{CacheStats, SharedCache, UserCache};
 
 type Records = UserCache<u64, (u64, u64)>;
@@ -27,9 +28,13 @@ struct Model {
 
 impl Model {
     fn check(&self, stats: CacheStats) {
-        // Records (up to 510 bytes) are packed, charged their length (their
-        // segments are counted in the shard's bytes); 4 KiB blocks are not.
-        let charge = |len| if len <= 1792 { len } else { value_bytes(len) };
+        // Packed records are charged their length (their segments are
+        // counted in the shard's bytes); 4 KiB blocks are not packed.
+        let segments = Segments::<u64>::for_budget(4 << 20);
+        let charge = |len| match segments.packs(len) {
+            true => len,
+            false => value_bytes(len),
+        };
         let bytes: usize = self.held.values().map(|&(_, len)| charge(len)).sum();
         assert_eq!(stats.hits, self.hits);
         assert_eq!(stats.misses, self.misses);

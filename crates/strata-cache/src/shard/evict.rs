@@ -24,6 +24,7 @@ use super::{is_entry, Shard};
 impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
     /// Evicts until the shard is within its budget (or holds no record).
     pub(super) fn evict(&mut self) {
+        self.clean_segments();
         while self.resident() > self.budget && self.evict_one() {}
         self.trim();
     }

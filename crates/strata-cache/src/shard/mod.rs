@@ -60,7 +60,7 @@ pub(super) struct Shard<K, V> {
     main: Fifo<K>,
     ghost: Ghost<K>,
     /// Where the small values are packed.
-    segments: Segments,
+    segments: Segments<K>,
     budget: usize,
     /// `map`'s capacity right after it last grew (its table's size).
     table_capacity: usize,
@@ -153,7 +153,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
             self.users[user.index()].add(charge);
             let moved = entry.user != user.0;
             self.segments.release(entry.seg, entry.value.len());
-            let (value, seg) = self.segments.keep(stream, value);
+            let (value, seg) = self.segments.keep(stream, &key, value);
             (entry.version, entry.value, entry.user) = (version, value, user.0);
             entry.seg = seg;
             if moved {
@@ -175,7 +175,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         queue.push(key.clone(), stamp);
         queue.bytes += charge;
         self.push_capped(user, &key, stamp);
-        let (value, seg) = self.segments.keep(stream, value);
+        let (value, seg) = self.segments.keep(stream, &key, value);
         let entry = Entry {
             version,
             value,
@@ -252,7 +252,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
                 queue.retain(|k, s| is_capped_at(map, k, s, user));
             }
         }
-        self.compact_segments();
+        self.clean_segments();
         self.trim();
     }
 

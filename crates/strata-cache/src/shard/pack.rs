@@ -1,10 +1,11 @@
 //! Moving packed records between segments (`segments` says why): into the
-//! main stream when a record enters main or goes round it again, and all
-//! of them, in queue order, when removals left the segments mostly empty.
+//! main stream when a record enters main or goes round it again, and out
+//! of the segment with the most holes when holes pass a tenth of the
+//! budget.
 
 use std::hash::Hash;
 
-use super::{is_at, Shard, UNPACKED};
+use super::{Shard, UNPACKED};
 use crate::segments::Stream;
 
 impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
@@ -15,28 +16,28 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
         self.repack_into(key, Stream::Main);
     }
 
-    /// After removals from the middle of the queues (`remove_if`): when
-    /// the segments are more than half empty, every packed record is copied
-    /// into fresh segments of its stream, in its queue's order, so that
-    /// the removed records' bytes go back to the allocator now rather than
-    /// when their neighbours leave. O(records), as the removal pass was.
-    pub(super) fn compact_segments(&mut self) {
-        if !self.segments.sparse() {
-            return;
+    /// While the bytes of records gone from segments still charged exceed
+    /// a tenth of the budget, the closed segment with the most of them is
+    /// emptied: its live records are copied into their queue's stream, and
+    /// it is freed. Each pass frees a segment, so this ends; a copied
+    /// record leaves no hole.
+    pub(super) fn clean_segments(&mut self) {
+        while self.segments.holes() > self.budget / 10 {
+            let Some((id, keys)) = self.segments.take_sparsest() else {
+                return;
+            };
+            for key in &keys {
+                // A key written twice into the segment moves once.
+                let Some(entry) = self.map.get(key).filter(|e| e.seg == id) else {
+                    continue;
+                };
+                let stream = match entry.in_main {
+                    true => Stream::Main,
+                    false => Stream::Small,
+                };
+                self.repack_into(key, stream);
+            }
         }
-        let map = &self.map;
-        let live = |queue: &crate::fifo::Fifo<K>, in_main: bool| -> Vec<K> {
-            (queue.iter())
-                .filter(|(k, s)| is_at(map, k, *s, in_main))
-                .map(|(k, _)| k.clone())
-                .collect()
-        };
-        let (small, main) = (live(&self.small, false), live(&self.main, true));
-        self.segments.close();
-        small
-            .iter()
-            .for_each(|k| self.repack_into(k, Stream::Small));
-        main.iter().for_each(|k| self.repack_into(k, Stream::Main));
     }
 
     fn repack_into(&mut self, key: &K, stream: Stream) {
@@ -47,7 +48,7 @@ impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
             return;
         }
         // Packed first: the old segment is released after the copy.
-        let (value, seg) = self.segments.pack(stream, &entry.value);
+        let (value, seg) = self.segments.pack(stream, key, &entry.value);
         self.segments.release(entry.seg, entry.value.len());
         (entry.value, entry.seg) = (value, seg);
     }
