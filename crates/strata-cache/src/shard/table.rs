@@ -11,7 +11,8 @@ use crate::memory::table_bytes;
 impl<K: Hash + Eq + Clone, V: Eq> Shard<K, V> {
     /// Before a new key goes in: when the map is full, its table may grow
     /// (doubling) only if the grown table fits in the budget beside what
-    /// the shard holds. Otherwise records are evicted until an eighth of
+    /// the shard holds, and leaves room for more records than the table
+    /// indexes now. Otherwise records are evicted until an eighth of
     /// the table is free, and the table is rebuilt at its size if removals
     /// left tombstones (on which std's map would grow anyway). A table
     /// grown past the budget would otherwise force out most records and
