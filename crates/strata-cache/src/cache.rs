@@ -200,7 +200,7 @@ mod tests {
         let stats = cache.stats();
         assert_eq!(stats.entries, 0);
         assert!(
-            stats.bytes < 1024,
+            stats.bytes < 512,
             "only the empty table and queue remain: {}",
             stats.bytes
         );
@@ -218,7 +218,7 @@ mod tests {
         let stats = cache.stats();
         assert_eq!((stats.hits, stats.misses, stats.entries), (1, 2, 0));
         assert!(
-            stats.bytes < 1024,
+            stats.bytes < 512,
             "only the empty table and queue remain: {}",
             stats.bytes
         );

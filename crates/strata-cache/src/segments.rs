@@ -208,7 +208,10 @@ impl<K: Clone> Segments<K> {
             self.base = self.base.wrapping_add(1);
         }
         let (len, capacity) = (self.segments.len(), self.segments.capacity());
-        if len * 4 < capacity && capacity > 64 {
+        if len == 0 {
+            // No segment left: the bookkeeping goes back too.
+            self.segments = VecDeque::new();
+        } else if len * 4 < capacity && capacity > 64 {
             self.segments.shrink_to(len * 2);
         }
     }
