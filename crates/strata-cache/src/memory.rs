@@ -49,7 +49,7 @@ pub(super) fn value_bytes(len: usize) -> usize {
 
 /// jemalloc's largest small size class: larger allocations come from page
 /// extents, each with a page more (its cache-oblivious offset).
-const SMALL_MAX: usize = 14 * 1024;
+pub(super) const SMALL_MAX: usize = 14 * 1024;
 
 /// Bytes a table, queue or list buffer of `len` bytes occupies: its size
 /// class, and for a large one the extent's extra page. Measured: counting
@@ -126,7 +126,7 @@ mod tests {
             assert!(capacity == buckets * 7 / 8 || capacity == buckets - 1);
         }
         assert_eq!(table_bytes::<(u64, u64)>(7), 160, "152 bytes, in 160");
-        // 2,228,240 bytes: a large class (256 KiB steps) and a page.
+        // 2,228,240 bytes: a large class (512 KiB steps here) and a page.
         assert_eq!(table_bytes::<(u64, u64)>(114_688), 2_621_440 + 4096);
         assert_eq!(buffer_bytes(299_024), 327_680 + 4096);
     }

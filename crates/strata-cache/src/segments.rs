@@ -2,7 +2,7 @@
 //! into segments (one allocation of 14 KiB each) instead of one heap
 //! allocation per record, so that a record costs its length and not its
 //! allocator size class, `Bytes` header and slack (a 1,030-byte record
-//! took 1,344 bytes alone; a 100-byte one 176). A leaf.
+//! took 1,344 bytes alone; a 100-byte one 176).
 //!
 //! A record's value is a `Bytes` slice of its segment (`BytesMut::split`
 //! then `freeze`: safe code, no allocation per record); the segment's
@@ -31,7 +31,7 @@ use std::mem::size_of;
 
 use bytes::{Bytes, BytesMut};
 
-use super::memory::{deque_bytes, value_bytes};
+use super::memory::{deque_bytes, value_bytes, SMALL_MAX};
 
 /// Segment id of a record with its own allocation (not packed).
 pub(super) const UNPACKED: u32 = u32::MAX;
@@ -40,7 +40,7 @@ pub(super) const UNPACKED: u32 = u32::MAX;
 /// slabs exactly. Larger allocations come from page extents with a page
 /// more (its cache-oblivious offset): a 32 KiB segment occupied 36 KiB,
 /// and a cache of 1,000-byte records grew 11% over its budget.
-const SEGMENT: usize = 14 * 1024;
+const SEGMENT: usize = SMALL_MAX;
 
 /// What a segment holds beyond its bytes: the `Bytes` shared header its
 /// first split allocates, and the allocator's own slack.

@@ -9,10 +9,12 @@
 //! floor; a user over its ceiling loses its own records first (`cap`).
 //!
 //! Invariants: `small.bytes + main.bytes` is the charge of the records in
-//! the map (their values' heap bytes, `memory::value_bytes`); that plus
-//! the bytes of the map's table, the queues (capped ones included) and
-//! the ghost (`resident`)
-//! never exceeds `budget` between calls unless the shard holds no record;
+//! the map (an unpacked value's heap bytes, `memory::value_bytes`; a
+//! packed one's length, `segments`); the values' memory (unpacked ones
+//! by their charge, packed ones by their segments) plus the bytes of the
+//! map's table, the queues (capped ones included) and the ghost
+//! (`resident`) never exceeds `budget` between calls unless the shard
+//! holds no record;
 //! every record has exactly one non-stale position, in the queue its
 //! `in_main` names; each user's `entries` and `value_bytes` (`users`) are
 //! those of the records in the map that carry its tag; a user with a
